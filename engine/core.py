@@ -1,0 +1,571 @@
+"""The engine contract every game implements (see DESIGN.md, "Engine contract").
+
+A game is a :class:`Game` (metadata, options, ``new_game``) and a :class:`State`
+(whose turn, the legal actions, ``apply``, observations, result, digest, resample).
+Actions and chance outcomes are both :class:`Action` values: frozen, hashable
+dataclasses whose JSON form is exactly the one written in the game's spec.
+
+Chance is explicit, as in OpenSpiel: at a chance node ``current_player`` is
+:data:`CHANCE` and ``chance_outcomes()`` lists ``(outcome, probability)``; the runner
+samples one and applies it like any action. Engines never draw random numbers
+themselves, so a game is fully determined by its id, version, player count, options
+and the list of steps in ``history``.
+
+Everything here is pure: no I/O, no clocks, no unseeded randomness.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import random
+import types
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+CHANCE = -1
+"""``current_player`` at a chance node."""
+
+TERMINAL = -2
+"""``current_player`` once the game is over."""
+
+JSON = Any
+"""A JSON-able value (dict, list, str, int, float, bool or None)."""
+
+
+class IllegalActionError(ValueError):
+    """An action that is malformed or not legal in the current state.
+
+    The message says what is wrong; the state is left unchanged.
+    """
+
+
+class GameConfigError(ValueError):
+    """A bad game id, player count or option; the message names the problem."""
+
+
+# ---------------------------------------------------------------------------
+# Actions
+# ---------------------------------------------------------------------------
+
+A = TypeVar("A", bound="Action")
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """Base of every action and chance outcome.
+
+    A subclass is a ``@dataclass(frozen=True, slots=True)`` with a class variable
+    ``KIND`` (the JSON ``"kind"``) and typed fields in JSON order. A field whose name
+    ends in ``_`` is written without it (``from_`` becomes ``"from"``); ``tuple``
+    fields are JSON lists; a field that is ``None`` is left out of the JSON.
+
+    >>> @dataclass(frozen=True, slots=True)
+    ... class Load(Action):
+    ...     KIND: ClassVar[str] = "load"
+    ...     truck: str
+    >>> Load("T2").to_json()
+    {'kind': 'load', 'truck': 'T2'}
+    >>> Load.from_json({"kind": "load", "truck": "T2"}) == Load("T2")
+    True
+    """
+
+    KIND: ClassVar[str] = ""
+
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"kind": self.KIND}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            out[f.name.rstrip("_")] = _to_jsonable(value)
+        return out
+
+    @classmethod
+    def from_json(cls: type[A], data: Mapping[str, JSON]) -> A:
+        """Decode ``data`` (whose ``kind`` must be ``cls.KIND``), checking every field."""
+        if not isinstance(data, Mapping):
+            raise IllegalActionError(f"an action must be a JSON object, got {data!r}")
+        if data.get("kind") != cls.KIND:
+            raise IllegalActionError(f"expected kind {cls.KIND!r}, got {data.get('kind')!r}")
+        hints = _field_types(cls)
+        kwargs: dict[str, Any] = {}
+        known = {"kind"}
+        for f in dataclasses.fields(cls):
+            key = f.name.rstrip("_")
+            known.add(key)
+            hint = hints[f.name]
+            if key not in data:
+                if _allows_none(hint):
+                    kwargs[f.name] = None
+                    continue
+                raise IllegalActionError(f"{cls.KIND!r} action is missing field {key!r}")
+            kwargs[f.name] = _decode(hint, data[key], f"{cls.KIND}.{key}")
+        extra = sorted(set(data) - known)
+        if extra:
+            raise IllegalActionError(f"{cls.KIND!r} action has unknown field(s) {extra}")
+        return cls(**kwargs)
+
+    def __str__(self) -> str:
+        parts = [self.KIND]
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            if isinstance(value, tuple):
+                value = ",".join(str(v) for v in value)
+            parts.append(f"{f.name.rstrip('_')}={value}")
+        return " ".join(parts)
+
+
+def _to_jsonable(value: Any) -> JSON:
+    if isinstance(value, tuple):
+        return [_to_jsonable(v) for v in value]
+    return value
+
+
+_TYPE_CACHE: dict[type, dict[str, Any]] = {}
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    hints = _TYPE_CACHE.get(cls)
+    if hints is None:
+        import sys
+
+        module = sys.modules.get(cls.__module__)
+        hints = typing.get_type_hints(cls, vars(module) if module else None)
+        _TYPE_CACHE[cls] = hints
+    return hints
+
+
+def _allows_none(hint: Any) -> bool:
+    return isinstance(hint, types.UnionType | typing._UnionGenericAlias) and type(None) in (  # type: ignore[attr-defined]
+        typing.get_args(hint)
+    )
+
+
+def _decode(hint: Any, value: JSON, where: str) -> Any:
+    """Check ``value`` against the field type ``hint`` and convert lists to tuples."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        if value not in typing.get_args(hint) or isinstance(value, bool) != any(
+            isinstance(a, bool) for a in typing.get_args(hint)
+        ):
+            choices = ", ".join(repr(a) for a in typing.get_args(hint))
+            raise IllegalActionError(f"{where} must be one of {choices}, got {value!r}")
+        return value
+    if origin in (types.UnionType, typing.Union):
+        errors = []
+        for arm in typing.get_args(hint):
+            if arm is type(None):
+                if value is None:
+                    return None
+                continue
+            try:
+                return _decode(arm, value, where)
+            except IllegalActionError as exc:
+                errors.append(str(exc))
+        raise IllegalActionError("; ".join(errors) or f"{where} has a bad value {value!r}")
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if not isinstance(value, list):
+            raise IllegalActionError(f"{where} must be a list, got {value!r}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_decode(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise IllegalActionError(f"{where} must have {len(args)} items, got {len(value)}")
+        return tuple(_decode(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value)))
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise IllegalActionError(f"{where} must be true or false, got {value!r}")
+        return value
+    if hint is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise IllegalActionError(f"{where} must be an integer, got {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise IllegalActionError(f"{where} must be a string, got {value!r}")
+        return value
+    if hint is float:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise IllegalActionError(f"{where} must be a number, got {value!r}")
+        return float(value)
+    raise TypeError(f"unsupported action field type {hint!r} at {where}")
+
+
+class ActionCodec:
+    """Decodes JSON into one of a game's action classes, by ``kind``.
+
+    >>> try:
+    ...     ActionCodec([]).decode({"kind": "fly"})
+    ... except IllegalActionError as exc:
+    ...     print(exc)
+    unknown action kind 'fly'; known kinds: none
+    """
+
+    def __init__(self, classes: Iterable[type[Action]]) -> None:
+        self.by_kind: dict[str, type[Action]] = {c.KIND: c for c in classes}
+
+    def decode(self, data: JSON) -> Action:
+        if not isinstance(data, Mapping):
+            raise IllegalActionError(f"an action must be a JSON object, got {data!r}")
+        kind = data.get("kind")
+        cls = self.by_kind.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            known = ", ".join(sorted(self.by_kind)) or "none"
+            raise IllegalActionError(f"unknown action kind {kind!r}; known kinds: {known}")
+        return cls.from_json(data)
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of a finished game.
+
+    ``scores[i]`` is seat i's total, ``breakdown[i]`` its score by category (the
+    spec's names; ``total`` included), ``ranks[i]`` its rank (1 = best, ties share).
+    """
+
+    scores: list[float]
+    breakdown: list[dict[str, float]]
+    ranks: list[int]
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"scores": self.scores, "breakdown": self.breakdown, "ranks": self.ranks}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Result:
+        return cls(list(data["scores"]), [dict(b) for b in data["breakdown"]], list(data["ranks"]))
+
+
+def competition_ranks(keys: Sequence[Any]) -> list[int]:
+    """Rank seats by ``keys`` (higher is better); equal keys share a rank.
+
+    >>> competition_ranks([(30, 2), (30, 4), (18, 0)])
+    [2, 1, 3]
+    >>> competition_ranks([5, 5, 1])
+    [1, 1, 3]
+    """
+    return [1 + sum(1 for other in keys if other > k) for k in keys]
+
+
+# ---------------------------------------------------------------------------
+# Game and State
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """One documented game option: its default and what it means."""
+
+    default: JSON
+    doc: str
+
+
+class Game:
+    """A game's metadata and its factory of initial states.
+
+    Subclasses set the class attributes and implement :meth:`_new_state` and
+    :meth:`_check_option` (called per given option with its value).
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    version: ClassVar[int]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    option_specs: ClassVar[dict[str, Option]] = {}
+    action_classes: ClassVar[tuple[type[Action], ...]] = ()
+
+    def __init__(self) -> None:
+        self._codec = ActionCodec(self.action_classes)
+
+    @property
+    def options(self) -> dict[str, JSON]:
+        """Option name -> default (documented in :attr:`option_specs`)."""
+        return {k: v.default for k, v in self.option_specs.items()}
+
+    def player_counts(self) -> range:
+        return range(self.min_players, self.max_players + 1)
+
+    def step_bound(self, num_players: int, options: Mapping[str, JSON]) -> int:
+        """An upper bound on the steps (decisions + chance outcomes) of any game.
+
+        The conformance suite fails a playout that runs longer. Games override this
+        with the bound their spec implies.
+        """
+        return 100_000
+
+    def variants(self, num_players: int) -> list[dict[str, JSON]]:
+        """Option sets the conformance suite plays for ``num_players`` (default: defaults).
+
+        Games with variants (board sides, modules, scenarios) list one option dict per
+        variant so every variant gets random playouts.
+        """
+        return [{}]
+
+    def new_game(self, num_players: int, options: Mapping[str, JSON] | None = None) -> State:
+        """The initial state; raises :class:`GameConfigError` for bad arguments."""
+        if (
+            not isinstance(num_players, int)
+            or isinstance(num_players, bool)
+            or num_players not in self.player_counts()
+        ):
+            raise GameConfigError(
+                f"{self.id} is for {self.min_players}-{self.max_players} players, "
+                f"got {num_players!r}"
+            )
+        opts = dict(self.options)
+        for key, value in (options or {}).items():
+            if key not in self.option_specs:
+                known = ", ".join(sorted(self.option_specs)) or "none"
+                raise GameConfigError(f"{self.id} has no option {key!r}; options: {known}")
+            problem = self._check_option(key, value, num_players, options or {})
+            if problem:
+                raise GameConfigError(f"{self.id} option {key!r}: {problem} (got {value!r})")
+            opts[key] = value
+        return self._new_state(num_players, opts)
+
+    def action_from_json(self, data: JSON) -> Action:
+        """Decode an action or chance outcome from its JSON form."""
+        return self._codec.decode(data)
+
+    def _check_option(
+        self, key: str, value: JSON, num_players: int, options: Mapping[str, JSON]
+    ) -> str | None:
+        """Return a description of what is wrong with ``value``, or None if it is fine."""
+        return None
+
+    def _new_state(self, num_players: int, options: dict[str, JSON]) -> State:
+        raise NotImplementedError
+
+
+class State:
+    """A game position. Subclasses implement the underscored hooks.
+
+    The base class keeps ``history``, caches the legal actions between steps, checks
+    every action before applying it, and derives ``digest`` from ``_full_state``.
+    """
+
+    game: Game
+    num_players: int
+    options: dict[str, JSON]
+    history: list[Action]
+
+    def __init__(self, game: Game, num_players: int, options: dict[str, JSON]) -> None:
+        self.game = game
+        self.num_players = num_players
+        self.options = options
+        self.history = []
+        self._legal: list[Action] | None = None
+
+    # -- the contract ------------------------------------------------------
+
+    @property
+    def current_player(self) -> int:
+        """Seat to move, :data:`CHANCE` or :data:`TERMINAL`."""
+        raise NotImplementedError
+
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player == CHANCE
+
+    def legal_actions(self) -> list[Action]:
+        """The actions of the seat to move in canonical order ([] at chance/terminal)."""
+        if self._legal is None:
+            player = self.current_player
+            self._legal = [] if player < 0 else self._legal_actions()
+        return list(self._legal)
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """``(outcome, probability)`` at a chance node in canonical order, else []."""
+        if self.current_player != CHANCE:
+            return []
+        return self._chance_outcomes()
+
+    def is_legal(self, action: Action) -> bool:
+        player = self.current_player
+        if player == CHANCE:
+            return any(o == action for o, _ in self._chance_outcomes())
+        if player == TERMINAL:
+            return False
+        if self._legal is None:
+            self._legal = self._legal_actions()
+        return action in self._legal
+
+    def apply(self, action: Action) -> None:
+        """Apply an action or chance outcome; raise IllegalActionError if it is not legal."""
+        if not isinstance(action, Action):
+            raise IllegalActionError(f"not an action: {action!r}")
+        if not self.is_legal(action):
+            raise IllegalActionError(self._illegal_reason(action))
+        self._legal = None
+        self._apply(action)
+        self.history.append(action)
+
+    def apply_json(self, data: JSON) -> Action:
+        """Decode ``data`` with the game's codec, apply it and return the action."""
+        action = self.game.action_from_json(data)
+        self.apply(action)
+        return action
+
+    def clone(self) -> State:
+        """An independent copy (subclasses copy their own fields in ``_copy_into``)."""
+        other = object.__new__(type(self))
+        other.game = self.game
+        other.num_players = self.num_players
+        other.options = self.options
+        other.history = list(self.history)
+        other._legal = self._legal
+        self._copy_into(other)
+        return other
+
+    def observation(self, seat: int | None) -> dict[str, JSON]:
+        """What ``seat`` may know (``None``: the spectator's public view), JSON-able."""
+        if seat is not None and not (0 <= seat < self.num_players):
+            raise ValueError(f"seat must be 0..{self.num_players - 1} or None, got {seat!r}")
+        return self._observation(seat)
+
+    def result(self) -> Result:
+        if not self.is_terminal():
+            raise ValueError("the game is not over yet")
+        return self._result()
+
+    def digest(self) -> str:
+        """A stable SHA-256 of the full state (hidden parts included)."""
+        payload = {
+            "game": self.game.id,
+            "version": self.game.version,
+            "players": self.num_players,
+            "state": self._full_state(),
+        }
+        blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def resample(self, seat: int, rng: random.Random) -> State:
+        """A full state consistent with ``observation(seat)``; unseen parts re-drawn."""
+        return self._resample(seat, rng)
+
+    def render(self, seat: int | None = None) -> str:
+        """Readable text of the state from ``seat``'s view (None: spectator)."""
+        return json.dumps(self.observation(seat), indent=1)
+
+    def __str__(self) -> str:
+        return self.render(None)
+
+    # -- hooks for subclasses -------------------------------------------------
+
+    def _legal_actions(self) -> list[Action]:
+        raise NotImplementedError
+
+    def _chance_outcomes(self) -> list[tuple[Action, float]]:
+        raise NotImplementedError
+
+    def _apply(self, action: Action) -> None:
+        raise NotImplementedError
+
+    def _copy_into(self, other: State) -> None:
+        raise NotImplementedError
+
+    def _observation(self, seat: int | None) -> dict[str, JSON]:
+        raise NotImplementedError
+
+    def _result(self) -> Result:
+        raise NotImplementedError
+
+    def _full_state(self) -> JSON:
+        """Everything that defines the state, hidden parts included, JSON-able."""
+        raise NotImplementedError
+
+    def _resample(self, seat: int, rng: random.Random) -> State:
+        """Default for games with no hidden state beyond unmodelled draw order."""
+        return self.clone()
+
+    def _illegal_reason(self, action: Action) -> str:
+        """Why ``action`` is not legal now; games may refine this."""
+        player = self.current_player
+        if player == TERMINAL:
+            return f"the game is over; {action} cannot be applied"
+        if player == CHANCE:
+            kinds = sorted({o.KIND for o, _ in self._chance_outcomes()})
+            if action.KIND not in kinds:
+                return f"a chance outcome of kind {'/'.join(kinds)} is due, not {action.KIND!r}"
+            return f"{action} is not a possible chance outcome now"
+        legal = self.legal_actions()
+        kinds = sorted({a.KIND for a in legal})
+        if action.KIND not in kinds:
+            return (
+                f"seat {player} must choose an action of kind {'/'.join(kinds)}, "
+                f"not {action.KIND!r}"
+            )
+        same = [str(a) for a in legal if a.KIND == action.KIND]
+        shown = ", ".join(same[:12]) + (" ..." if len(same) > 12 else "")
+        return f"{action} is not legal now; legal {action.KIND} actions: {shown}"
+
+
+# ---------------------------------------------------------------------------
+# Helpers shared by games
+# ---------------------------------------------------------------------------
+
+
+def uniform(outcomes: Sequence[Action]) -> list[tuple[Action, float]]:
+    """Equal probabilities over ``outcomes`` (kept in the given canonical order)."""
+    p = 1.0 / len(outcomes)
+    return [(o, p) for o in outcomes]
+
+
+def sample_outcome(outcomes: Sequence[tuple[Action, float]], rng: random.Random) -> Action:
+    """Sample one chance outcome with the given probabilities using ``rng``."""
+    r = rng.random()
+    acc = 0.0
+    for outcome, p in outcomes:
+        acc += p
+        if r < acc:
+            return outcome
+    return outcomes[-1][0]
+
+
+def replay(game: Game, num_players: int, options: Mapping[str, JSON] | None, steps: Iterable[Action]) -> State:
+    """A fresh game with ``steps`` applied in order."""
+    state = game.new_game(num_players, options)
+    for step in steps:
+        state.apply(step)
+    return state
+
+
+def check_choice(value: JSON, choices: Iterable[JSON]) -> str | None:
+    """Option helper: None if ``value`` is one of ``choices``, else what is wrong."""
+    options = list(choices)
+    if value in options and type(value) in {type(c) for c in options}:
+        return None
+    return "must be one of " + ", ".join(json.dumps(c) for c in options)
+
+
+__all__ = [
+    "CHANCE",
+    "JSON",
+    "TERMINAL",
+    "Action",
+    "ActionCodec",
+    "Game",
+    "GameConfigError",
+    "IllegalActionError",
+    "Option",
+    "Result",
+    "State",
+    "check_choice",
+    "competition_ranks",
+    "replay",
+    "sample_outcome",
+    "uniform",
+]
