@@ -177,7 +177,9 @@ def _decode(hint: Any, value: JSON, where: str) -> Any:
             return tuple(_decode(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
         if len(value) != len(args):
             raise IllegalActionError(f"{where} must have {len(args)} items, got {len(value)}")
-        return tuple(_decode(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value)))
+        return tuple(
+            _decode(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value, strict=True))
+        )
     if hint is bool:
         if not isinstance(value, bool):
             raise IllegalActionError(f"{where} must be true or false, got {value!r}")
@@ -535,7 +537,9 @@ def sample_outcome(outcomes: Sequence[tuple[Action, float]], rng: random.Random)
     return outcomes[-1][0]
 
 
-def replay(game: Game, num_players: int, options: Mapping[str, JSON] | None, steps: Iterable[Action]) -> State:
+def replay(
+    game: Game, num_players: int, options: Mapping[str, JSON] | None, steps: Iterable[Action]
+) -> State:
     """A fresh game with ``steps`` applied in order."""
     state = game.new_game(num_players, options)
     for step in steps:

@@ -1,0 +1,1 @@
+"""The arena: match runner, records, game server, Ray tournaments, ratings, tracking, CLI."""

@@ -1,0 +1,180 @@
+"""The match runner: plays one game between bots and returns its record.
+
+Chance outcomes are sampled with ``random.Random(f"{seed}:chance")`` and each bot gets
+``random.Random(f"{seed}:seat{i}")``, so the same seed and bots give the same game.
+
+Failure policy (``on_failure``): when a bot raises, returns something that is not a
+legal action, or overruns its time limit, an event is recorded and either the seat
+**forfeits** (``"forfeit"``: from then on its moves are random legal moves, and it is
+ranked last in ``standing``) or that one move is replaced by a random legal move
+(``"random"``). The match always finishes.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from arena.records import CHANCE_SEAT, CHECKPOINT_EVERY, FORMAT, short_digest, standing
+from bots.base import Bot, BotFailure, Turn
+from engine import CHANCE, Action, State, get_game
+from engine.core import JSON, sample_outcome
+
+FailurePolicy = Literal["forfeit", "random"]
+
+
+@dataclass
+class MatchSpec:
+    """Everything that defines one game of a tournament (or of ``arena play``)."""
+
+    game: str
+    num_players: int
+    seed: int
+    options: dict[str, JSON] = field(default_factory=dict)
+    tournament_id: str | None = None
+    match_id: str = ""
+    game_id: str = ""
+
+
+@dataclass
+class MatchConfig:
+    """How a match is run: per-move time limit and what happens to a misbehaving bot."""
+
+    move_ms: float | None = None
+    on_failure: FailurePolicy = "forfeit"
+
+
+StepHook = Callable[[State, int, Action], None]
+
+
+def bot_label(bot: Bot) -> dict[str, JSON]:
+    return {
+        "name": getattr(bot, "name", type(bot).__name__),
+        "spec": getattr(bot, "spec", getattr(bot, "name", "")),
+        "version": str(getattr(bot, "version", "1")),
+    }
+
+
+def play_match(
+    spec: MatchSpec,
+    bots: Sequence[Bot],
+    config: MatchConfig | None = None,
+    on_step: StepHook | None = None,
+) -> dict[str, Any]:
+    """Play one game to the end and return its record (see ``arena.records``)."""
+    config = config or MatchConfig()
+    game = get_game(spec.game)
+    state = game.new_game(spec.num_players, spec.options)
+    if len(bots) != spec.num_players:
+        raise ValueError(f"{spec.game} with {spec.num_players} players needs that many bots")
+    chance_rng = random.Random(f"{spec.seed}:chance")
+    bot_rngs = [random.Random(f"{spec.seed}:seat{i}") for i in range(spec.num_players)]
+    fallback_rng = random.Random(f"{spec.seed}:fallback")
+    steps: list[dict[str, JSON]] = []
+    events: list[dict[str, JSON]] = []
+    checkpoints: dict[str, str] = {}
+    forfeited: list[int] = []
+    started = time.perf_counter()
+
+    while not state.is_terminal():
+        player = state.current_player
+        if player == CHANCE:
+            action = sample_outcome(state.chance_outcomes(), chance_rng)
+            state.apply(action)
+            steps.append({"seat": CHANCE_SEAT, "action": action.to_json()})
+        else:
+            legal = state.legal_actions()
+            if player in forfeited:
+                action, ms = legal[fallback_rng.randrange(len(legal))], 0.0
+            else:
+                action, ms, problem = _ask(
+                    bots[player], game, player, state, legal, bot_rngs, config
+                )
+                if problem is not None:
+                    kind, reason = problem
+                    events.append(
+                        {"step": len(steps) + 1, "seat": player, "kind": kind, "reason": reason}
+                    )
+                    if config.on_failure == "forfeit":
+                        forfeited.append(player)
+                        events.append(
+                            {
+                                "step": len(steps) + 1,
+                                "seat": player,
+                                "kind": "forfeit",
+                                "reason": f"{kind}: seat {player} forfeits; random moves from here",
+                            }
+                        )
+                    action = legal[fallback_rng.randrange(len(legal))]
+            state.apply(action)
+            steps.append({"seat": player, "action": action.to_json(), "ms": round(ms, 3)})
+        if on_step is not None:
+            on_step(state, player, action)
+        if len(steps) % CHECKPOINT_EVERY == 0:
+            checkpoints[str(len(steps))] = short_digest(state)
+
+    result = state.result()
+    return {
+        "format": FORMAT,
+        "game": game.id,
+        "game_version": game.version,
+        "num_players": spec.num_players,
+        "options": spec.options,
+        "players": [{"seat": i, **bot_label(b)} for i, b in enumerate(bots)],
+        "tournament_id": spec.tournament_id,
+        "match_id": spec.match_id,
+        "game_id": spec.game_id,
+        "seed": spec.seed,
+        "steps": steps,
+        "checkpoints": checkpoints,
+        "events": events,
+        "result": result.to_json(),
+        "standing": standing(result, forfeited),
+        "digest": state.digest(),
+        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+    }
+
+
+def _ask(
+    bot: Bot,
+    game: Any,
+    seat: int,
+    state: State,
+    legal: list[Action],
+    rngs: Sequence[random.Random],
+    config: MatchConfig,
+) -> tuple[Action, float, tuple[str, str] | None]:
+    """Ask ``bot`` for a move; returns (action, ms taken, (event kind, reason) or None)."""
+    turn = Turn(game, seat, state, legal, rngs[seat], config.move_ms)
+    t0 = time.perf_counter()
+    try:
+        choice = bot.choose(turn)
+    except BotFailure as exc:
+        ms = (time.perf_counter() - t0) * 1000
+        return legal[0], ms, (exc.kind, exc.reason)
+    except Exception as exc:  # a crashing bot must not stop the match
+        ms = (time.perf_counter() - t0) * 1000
+        return legal[0], ms, ("crash", f"{type(exc).__name__}: {exc}")
+    ms = (time.perf_counter() - t0) * 1000
+    action = resolve_choice(choice, legal)
+    if isinstance(action, str):
+        return legal[0], ms, ("illegal", action)
+    if config.move_ms is not None and ms > config.move_ms:
+        return action, ms, ("timeout", f"took {ms:.1f} ms of {config.move_ms:.0f} ms")
+    return action, ms, None
+
+
+def resolve_choice(choice: object, legal: list[Action]) -> Action | str:
+    """The legal action a bot chose (an index or an action), or why it is not one."""
+    if isinstance(choice, int) and not isinstance(choice, bool):
+        if 0 <= choice < len(legal):
+            return legal[choice]
+        return f"index {choice} is out of range 0..{len(legal) - 1}"
+    if isinstance(choice, Action):
+        if choice in legal:
+            return choice
+        return f"{choice} is not a legal action"
+    return f"{choice!r} is neither an action nor an index"
