@@ -8,6 +8,10 @@ from engine.core import Game, GameConfigError
 
 _MODULES: tuple[str, ...] = (
     # one line per game module, e.g. "engine.zooloretto_mini",
+    "engine.carson_city_zoo",
+    "engine.dziobaki",
+    "engine.panorama",
+    "engine.zooloretto_mini",
 )
 
 GAMES: dict[str, Game] = {}

@@ -1,0 +1,170 @@
+"""Test helpers for carson_city_zoo.
+
+``start_game`` drives a game through the public API only (forced ``deal`` outcomes).
+``build_position`` constructs a position directly (it writes the state's private
+fields): it is used only for the conformance scenarios whose start position would need
+an unreasonably long prefix of play (emptied spaces, captured characters, mutants placed
+on chosen spaces, finished games). Everything after the start position is still driven
+through the public API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.carson_city_zoo import GAME, CarsonCityZooState
+from engine.carson_city_zoo.components import (
+    CAPTURED,
+    CARD_IDS,
+    CARD_INDEX,
+    CARD_MUTANT,
+    CARD_VALUE,
+    NUM_SPACES,
+    OVER,
+    PLAY,
+)
+from engine.core import State
+
+
+def deck_order(bottoms: Mapping[int, str], tops: Mapping[int, str]) -> list[str]:
+    """The 50 deal outcomes in node order for the given forced bottom/top cards.
+
+    Unforced bottom slots take the remaining mutant-backed cards first (so they stay
+    covered), then the lowest remaining ids; unforced top slots take the lowest
+    remaining non-mutant ids.
+    """
+    forced = {s: c for s, c in bottoms.items()} | {25 + s: c for s, c in tops.items()}
+    used = set(forced.values())
+    assert len(used) == len(forced), "a card is forced twice"
+    mutants = [c for c in CARD_IDS if CARD_MUTANT[CARD_INDEX[c]] and c not in used]
+    others = [c for c in CARD_IDS if not CARD_MUTANT[CARD_INDEX[c]] and c not in used]
+    order = []
+    for slot in range(50):
+        if slot in forced:
+            order.append(forced[slot])
+        elif slot < 25:
+            order.append(mutants.pop(0) if mutants else others.pop(0))
+        else:
+            order.append(others.pop(0) if others else mutants.pop(0))
+    return order
+
+
+def start_game(
+    num_players: int,
+    *,
+    teams: Sequence[str] | None = None,
+    start: int = 0,
+    bottoms: Mapping[int, str] | None = None,
+    tops: Mapping[int, str] | None = None,
+) -> CarsonCityZooState:
+    """A new game with the forced deal applied as chance outcomes, ``start`` to move."""
+    options: dict[str, Any] = {"start_player": start}
+    if teams is not None:
+        options["teams"] = list(teams)
+    state = GAME.new_game(num_players, options)
+    for card in deck_order(bottoms or {}, tops or {}):
+        state.apply(GAME.action_from_json({"kind": "deal", "card": card}))
+    assert isinstance(state, CarsonCityZooState)
+    return state
+
+
+def act(state: State, text: str) -> None:
+    """Apply ``"place Y3 12"`` or ``"move Y3 E"`` through the JSON codec."""
+    kind, char, arg = text.split()
+    if kind == "place":
+        data: dict[str, Any] = {"kind": "place", "char": char, "space": int(arg)}
+    else:
+        data = {"kind": "move", "char": char, "dir": arg}
+    state.apply(GAME.action_from_json(data))
+
+
+def build_position(
+    num_players: int,
+    *,
+    teams: Sequence[str] | None = None,
+    stacks: Mapping[int, Sequence[str]] | None = None,
+    occupants: Mapping[int, str] | None = None,
+    piles: Mapping[int, Sequence[str]] | None = None,
+    to_move: int = 0,
+    over: bool = False,
+) -> CarsonCityZooState:
+    """Construct a position directly (writes private fields; see the module docstring).
+
+    ``stacks``: space -> zoo card ids, bottom first. ``occupants``: space -> character
+    id, with a trailing ``*`` for a mutated one. ``piles``: seat -> captured ids (zoo
+    cards and characters, in capture order). Every other character is in its owner's
+    hand. Unlisted spaces get cards from the rest of the deck: 1 under an occupant,
+    otherwise 2 (mutant-backed cards at the bottom). Zoo cards that fit nowhere are out
+    of play. The position is in play with ``to_move`` to act, or over if ``over``.
+    """
+    options: dict[str, Any] = {"start_player": 0}
+    if teams is not None:
+        options["teams"] = list(teams)
+    state = GAME.new_game(num_players, options)
+    assert isinstance(state, CarsonCityZooState)
+    stacks = dict(stacks or {})
+    occupants = dict(occupants or {})
+    piles = dict(piles or {})
+    used = {c for cards in stacks.values() for c in cards}
+    used |= {c for cards in piles.values() for c in cards if c.startswith("Z")}
+    pool = [c for c in CARD_IDS if c not in used]
+    pool.sort(key=lambda c: CARD_MUTANT[CARD_INDEX[c]])  # mutant-backed cards last
+    order = sorted(range(NUM_SPACES), key=lambda s: s not in occupants)
+    for s in order:
+        if s in stacks:
+            continue
+        if s in occupants:
+            stacks[s] = [pool.pop(0)] if pool else []
+        elif len(pool) >= 2:
+            bottom = pool.pop()
+            stacks[s] = [bottom, pool.pop(0)]
+        else:
+            stacks[s] = pool[:1]
+            pool = pool[1:]
+    state._bot = [-1] * NUM_SPACES
+    state._top = [-1] * NUM_SPACES
+    deal: list[int] = [-1] * 50
+    for s, cards in stacks.items():
+        assert len(cards) <= 2 and not (s in occupants and len(cards) == 2)
+        if cards:
+            state._bot[s] = deal[s] = CARD_INDEX[cards[0]]
+        if len(cards) == 2:
+            state._top[s] = deal[25 + s] = CARD_INDEX[cards[1]]
+    spare = [CARD_INDEX[c] for c in CARD_IDS if CARD_INDEX[c] not in deal]
+    state._deal = [card if card >= 0 else spare.pop(0) for card in deal]
+    state._undealt = []
+    for s, name in occupants.items():
+        c = state._cidx[name.rstrip("*")]
+        state._occ[s] = c
+        state._cpos[c] = s
+        state._cmut[c] = name.endswith("*")
+    for seat, cards in piles.items():
+        for cid in cards:
+            if cid.startswith("Z"):
+                z = CARD_INDEX[cid]
+                state._pile_zoo[seat].append(z)
+                state._zoo_pts[seat] += CARD_VALUE[z]
+            else:
+                c = state._cidx[cid.rstrip("*")]
+                state._cpos[c] = CAPTURED
+                state._cmut[c] = cid.endswith("*")
+                state._pile_chr[seat].append(c)
+                state._chr_pts[seat] += c % 4 + 3
+    state._start = 0
+    state._player = to_move
+    state._phase = OVER if over else PLAY
+    state._legal = None
+    return state
+
+
+def space(obs: dict[str, Any], s: int) -> dict[str, Any]:
+    """The observation entry of space ``s``."""
+    entry: dict[str, Any] = obs["spaces"][s]
+    assert entry["space"] == s
+    return entry
+
+
+def strs(actions: Sequence[Any]) -> list[str]:
+    """The actions as short text (``place Y3 12``, ``move Y3 E``)."""
+    return [str(a) for a in actions]

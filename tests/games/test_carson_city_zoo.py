@@ -1,0 +1,715 @@
+"""Tests of carson_city_zoo: the spec's conformance scenarios CZ-01..CZ-15 and worked
+examples W1/W2, hidden information, resample, options and bad input.
+
+Scenarios are driven through the public API (forced ``deal`` outcomes, JSON actions).
+CZ-03, CZ-07, CZ-11..CZ-15 start from a position built by
+``carson_city_zoo_helpers.build_position`` (documented there) because reaching them by
+play would need a long prefix; the actions after that are applied through the public API.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any, cast
+
+import pytest
+
+from engine.carson_city_zoo import GAME, CarsonCityZooState, Move, Place
+from engine.core import (
+    CHANCE,
+    TERMINAL,
+    GameConfigError,
+    IllegalActionError,
+    State,
+    replay,
+    sample_outcome,
+)
+from tests.games.carson_city_zoo_helpers import (
+    act,
+    build_position,
+    deck_order,
+    space,
+    start_game,
+    strs,
+)
+
+ZID = re.compile(r"Z\d\d")
+
+
+def obs_json(state: State, seat: int | None = None) -> str:
+    return json.dumps(state.observation(seat), sort_keys=True)
+
+
+def player(state: State, seat: int) -> dict[str, Any]:
+    entry: dict[str, Any] = state.observation(None)["players"][seat]
+    return entry
+
+
+# ---------------------------------------------------------------------------
+# Conformance scenarios
+# ---------------------------------------------------------------------------
+
+
+def test_cz_01_opening_legal_actions() -> None:
+    for state in (start_game(2), random_deal(2, seed=7)):
+        assert state.current_player == 0
+        legal = state.legal_actions()
+        assert len(legal) == 100
+        assert all(isinstance(a, Place) for a in legal)
+        assert strs(legal[:2]) == ["place Y3 0", "place Y3 1"]
+        assert strs(legal[-1:]) == ["place Y6 24"]
+        expected = [f"place Y{v} {s}" for v in (3, 4, 5, 6) for s in range(25)]
+        assert strs(legal) == expected
+        for seat in (0, 1, None):
+            obs = state.observation(seat)
+            for s in range(25):
+                entry = space(obs, s)
+                assert entry["cards"] == 2
+                assert entry["top_value"] == state._top[s] // 10
+                assert entry["occupant"] == ""
+            assert not ZID.search(json.dumps(obs))
+
+
+def test_cz_02_place_captures_top_and_uncovers_bottom() -> None:
+    state = start_game(2, bottoms={0: "Z42"}, tops={0: "Z15"})
+    assert space(state.observation(0), 0)["top_value"] == 1
+    act(state, "place Y3 0")
+    y = player(state, 0)
+    assert y["zoo_pile"] == [{"id": "Z15", "value": 1, "mutant": False}]
+    entry = space(state.observation(None), 0)
+    assert (entry["cards"], entry["top_value"], entry["occupant"]) == (1, 4, "Y3")
+    assert entry["mutated"] is False
+    assert y["hand"] == ["Y4", "Y5", "Y6"]
+    assert y["zoo_cards"] == 1
+    assert "Z42" not in obs_json(state)  # still on the board: face only, no id
+
+
+def test_cz_03_placement_targets() -> None:
+    def position(to_move: int) -> CarsonCityZooState:
+        return build_position(
+            3,
+            teams=["Y", "B", "R"],
+            stacks={0: ["Z42"], 1: ["Z47"], 2: []},
+            occupants={0: "Y3", 1: "R6*"},
+            to_move=to_move,
+        )
+
+    b_turn = position(1)
+    assert "B4" in player(b_turn, 1)["hand"]
+    places = [a for a in b_turn.legal_actions() if isinstance(a, Place)]
+    assert places and not [a for a in places if a.space in (0, 1, 2)]
+    assert not b_turn.is_legal(Place("B4", 0))
+    y_turn = position(0)
+    places = [a for a in y_turn.legal_actions() if isinstance(a, Place)]
+    assert places and not [a for a in places if a.space == 0]
+    for s, why in ((0, "occupied by Y3"), (1, "occupied by R6*"), (2, "no zoo card left")):
+        with pytest.raises(IllegalActionError, match=re.escape(why)):
+            act(b_turn, f"place B4 {s}")
+
+
+def test_cz_04_move_captures_zoo_card_and_vacated_space_is_placeable() -> None:
+    state = start_game(2, bottoms={0: "Z42", 1: "Z05"}, tops={1: "Z33"})
+    act(state, "place Y3 0")
+    act(state, "place B3 24")
+    before = player(state, 0)["zoo_cards"]
+    act(state, "move Y3 E")
+    y = player(state, 0)
+    assert y["zoo_pile"][-1] == {"id": "Z33", "value": 3, "mutant": False}
+    assert y["zoo_cards"] == before + 3
+    obs = state.observation(None)
+    one = space(obs, 1)
+    assert (one["cards"], one["top_value"], one["occupant"]) == (1, 0, "Y3")
+    zero = space(obs, 0)
+    assert (zero["cards"], zero["top_value"], zero["occupant"]) == (1, 4, "")
+    assert "place B4 0" in strs(state.legal_actions())  # Blue may place there
+    act(state, "place B4 20")
+    assert "place Y4 0" in strs(state.legal_actions())  # and so may Yellow
+
+
+def w1_after_move_3() -> CarsonCityZooState:
+    """W1 (3 players R, Y, B, Red starts) after moves 1-3, driven by play."""
+    state = start_game(
+        3,
+        teams=["R", "Y", "B"],
+        tops={12: "Z32", 11: "Z12", 7: "Z41", 13: "Z22"},
+    )
+    act(state, "place R4 12")
+    act(state, "place Y5 11")
+    act(state, "place B5 7")
+    return state
+
+
+def test_w1_rulebook_opening() -> None:
+    state = w1_after_move_3()
+    r, y, b = (player(state, s) for s in range(3))
+    assert (r["zoo_cards"], y["zoo_cards"], b["zoo_cards"]) == (3, 1, 4)
+    assert r["zoo_pile"][0]["mutant"] is False
+    assert state.current_player == 0
+    legal = state.legal_actions()
+    assert len(legal) == 68
+    places = [a for a in legal if isinstance(a, Place)]
+    assert len(places) == 66
+    assert {a.char for a in places} == {"R3", "R5", "R6"}
+    assert {a.space for a in places} == set(range(25)) - {7, 11, 12}
+    assert strs([a for a in legal if isinstance(a, Move)]) == ["move R4 E", "move R4 S"]
+    assert space(state.observation(0), 13)["top_value"] == 2
+    # Option A: move R4 E, +2, space 12 shows its uncovered bottom card.
+    a = cast(CarsonCityZooState, state.clone())
+    act(a, "move R4 E")
+    assert player(a, 0)["zoo_cards"] == 5
+    twelve = space(a.observation(None), 12)
+    assert (twelve["cards"], twelve["occupant"]) == (1, "")
+    assert twelve["top_value"] == a._bot[12] // 10
+    # Option B: place R5 on 13, +2, R4 guarded on its east side.
+    b_ = cast(CarsonCityZooState, state.clone())
+    act(b_, "place R5 13")
+    assert player(b_, 0)["zoo_cards"] == 5
+    assert space(b_.observation(None), 13)["occupant"] == "R5"
+
+
+def test_cz_05_equal_value_captures_higher_does_not() -> None:
+    state = w1_after_move_3()
+    assert not state.is_legal(Move("R4", "N"))  # onto B5: 5 > 4
+    assert not state.is_legal(Move("R4", "W"))  # onto Y5: 5 > 4
+    with pytest.raises(IllegalActionError, match="worth more"):
+        act(state, "move R4 W")
+    act(state, "place R3 24")  # Red plays elsewhere
+    assert state.current_player == 1
+    assert "move Y5 E" in strs(state.legal_actions())
+    act(state, "move Y5 E")
+    y = player(state, 1)
+    assert y["character_pile"] == [{"id": "R4", "value": 4, "mutated": False}]
+    assert y["captured_characters"] == 4
+    eleven = space(state.observation(None), 11)
+    assert (eleven["cards"], eleven["occupant"]) == (1, "")
+    assert space(state.observation(None), 12)["occupant"] == "Y5"
+    assert state.current_player == 2
+    assert "move B5 S" in strs(state.legal_actions())
+    act(state, "move B5 S")
+    b = player(state, 2)
+    assert b["character_pile"] == [{"id": "Y5", "value": 5, "mutated": False}]
+    assert b["captured_characters"] == 5
+    assert "Y5" not in player(state, 1)["on_board"]
+
+
+def test_cz_06_own_active_character_blocks_movement() -> None:
+    state = start_game(2)
+    act(state, "place Y3 0")
+    act(state, "place B3 24")
+    act(state, "place Y4 1")
+    act(state, "place B4 23")
+    moves = strs([a for a in state.legal_actions() if isinstance(a, Move)])
+    assert "move Y3 E" not in moves and "move Y4 W" not in moves
+    assert "move Y3 S" in moves and "move Y4 E" in moves
+    for text in ("move Y3 E", "move Y4 W"):
+        with pytest.raises(IllegalActionError, match="own character"):
+            act(state, text)
+
+
+def test_cz_07_empty_spaces_and_board_edge() -> None:
+    state = build_position(2, stacks={21: [], 15: ["Z44"]}, occupants={20: "B4"}, to_move=1)
+    moves = [a for a in state.legal_actions() if isinstance(a, Move)]
+    assert strs(moves) == ["move B4 N"]
+    with pytest.raises(IllegalActionError, match="space 21 is empty"):
+        act(state, "move B4 E")
+    with pytest.raises(IllegalActionError, match="off the board"):
+        act(state, "move B4 S")
+
+
+def mutation_prefix() -> CarsonCityZooState:
+    """2 players (R, Y), Red starts; (4,4) = [Z47, Z21]; Red's hand ends as [R6]."""
+    state = start_game(2, teams=["R", "Y"], bottoms={24: "Z47"}, tops={24: "Z21"})
+    for text in ("place R3 5", "place Y4 9", "place R4 6", "place Y5 8"):
+        act(state, text)
+    act(state, "place R5 7")
+    act(state, "place Y6 10")
+    return state
+
+
+def test_cz_08_mutation_on_placement() -> None:
+    state = mutation_prefix()
+    assert player(state, 0)["hand"] == ["R6"]
+    assert space(state.observation(1), 24)["top_value"] == 2
+    assert "Z21" not in obs_json(state) and "Z47" not in obs_json(state)
+    before = player(state, 0)["zoo_cards"]
+    act(state, "place R6 24")
+    r = player(state, 0)
+    assert r["zoo_pile"][-1] == {"id": "Z21", "value": 2, "mutant": True}
+    assert r["zoo_cards"] == before + 2
+    assert state.observation(0)["mutant_found"] == [False, False, True, False]
+    entry = space(state.observation(None), 24)
+    assert (entry["occupant"], entry["mutated"], entry["cards"], entry["top_value"]) == (
+        "R6",
+        True,
+        1,
+        4,
+    )
+    assert "R6" in r["on_board"]
+    assert r["surviving_characters"] == 3 + 4 + 5
+    assert not [a for a in state.legal_actions() if isinstance(a, Place) and a.space == 24]
+    act(state, "place Y3 23")
+    legal = state.legal_actions()
+    assert not [a for a in legal if isinstance(a, Move) and a.char == "R6"]
+    with pytest.raises(IllegalActionError, match="mutated"):
+        act(state, "move R6 N")
+
+
+def test_cz_09_any_active_character_captures_opposing_mutant() -> None:
+    state = mutation_prefix()
+    act(state, "place R6 24")
+    act(state, "place Y3 23")
+    act(state, "move R3 N")  # Red elsewhere
+    assert state.current_player == 1
+    assert "move Y3 E" in strs(state.legal_actions())  # 3 < 6 does not matter
+    before = player(state, 1)["zoo_cards"]
+    act(state, "move Y3 E")
+    y = player(state, 1)
+    assert y["character_pile"] == [{"id": "R6", "value": 6, "mutated": True}]
+    assert y["captured_characters"] == 6
+    assert y["zoo_cards"] == before
+    entry = space(state.observation(None), 24)
+    assert (entry["occupant"], entry["mutated"], entry["cards"], entry["top_value"]) == (
+        "Y3",
+        False,
+        1,
+        4,
+    )
+
+
+def test_cz_10_recovering_own_mutant() -> None:
+    state = start_game(2, teams=["R", "Y"], bottoms={24: "Z47"}, tops={24: "Z21"})
+    for text in ("place R3 19", "place Y3 0", "place R4 5", "place Y4 1", "place R5 6"):
+        act(state, text)
+    act(state, "place Y5 2")
+    act(state, "place R6 24")
+    act(state, "place Y6 3")
+    assert space(state.observation(None), 24)["mutated"] is True
+    assert "move R3 S" in strs(state.legal_actions())
+    act(state, "move R3 S")
+    r = player(state, 0)
+    assert r["character_pile"] == [{"id": "R6", "value": 6, "mutated": True}]
+    assert r["captured_characters"] == 6
+    assert r["surviving_characters"] == 3 + 4 + 5
+    assert "R6" not in r["hand"] and "R6" not in r["on_board"]
+    assert space(state.observation(None), 24)["occupant"] == "R3"
+
+
+def test_cz_11_game_ends_when_acting_players_last_character_mutates() -> None:
+    state = build_position(
+        2,
+        stacks={7: ["Z47", "Z11"]},
+        occupants={12: "B5", 24: "B6*"},
+        piles={0: ["B3", "B4"]},
+        to_move=1,
+    )
+    assert player(state, 1)["hand"] == []
+    assert strs(state.legal_actions()) == ["move B5 N", "move B5 E", "move B5 S", "move B5 W"]
+    act(state, "move B5 N")
+    b = player(state, 1)
+    assert b["zoo_pile"] == [{"id": "Z11", "value": 1, "mutant": True}]
+    entry = space(state.observation(None), 7)
+    assert (entry["occupant"], entry["mutated"], entry["cards"], entry["top_value"]) == (
+        "B5",
+        True,
+        1,
+        4,
+    )
+    assert state.is_terminal() and state.current_player == TERMINAL
+    assert state.legal_actions() == []
+    res = state.result()
+    assert res.breakdown[1] == {
+        "zoo_cards": 1,
+        "captured_characters": 0,
+        "surviving_characters": 0,
+        "total": 1,
+    }
+    assert res.breakdown[0]["total"] == 7 + 18
+    assert res.ranks == [1, 2]
+
+
+def test_cz_12_game_ends_when_non_acting_player_has_no_action() -> None:
+    state = build_position(
+        2,
+        stacks={1: [], 5: ["Z43", "Z16"]},
+        occupants={0: "Y4", 24: "Y6*"},
+        piles={1: ["Y3", "Y5"]},
+        to_move=1,
+    )
+    assert "B5" in player(state, 1)["hand"] and player(state, 0)["hand"] == []
+    act(state, "place B5 5")
+    b = player(state, 1)
+    assert b["zoo_pile"][-1] == {"id": "Z16", "value": 1, "mutant": False}
+    entry = space(state.observation(None), 5)
+    assert (entry["occupant"], entry["cards"], entry["top_value"]) == ("B5", 1, 4)
+    assert state.is_terminal()
+    res = state.result()
+    assert res.breakdown[1]["zoo_cards"] == 1
+    assert res.breakdown[1]["captured_characters"] == 8
+    assert res.breakdown[0]["surviving_characters"] == 4
+
+
+def w2_final_state() -> CarsonCityZooState:
+    """W2: Red's final position in a 3-player game (R, Y, B)."""
+    return build_position(
+        3,
+        teams=["R", "Y", "B"],
+        occupants={12: "R5", 13: "R4*"},
+        piles={
+            0: ["Z45", "Z46", "Z35", "Z31", "Z25", "Z26", "Z02", "Y3", "B4"],
+            1: ["R3"],
+        },
+        over=True,
+    )
+
+
+def test_cz_13_rulebook_scoring_example() -> None:
+    state = w2_final_state()
+    assert player(state, 0)["hand"] == ["R6"]
+    expected = {
+        "zoo_cards": 18,
+        "captured_characters": 7,
+        "surviving_characters": 11,
+        "total": 36,
+    }
+    assert state.result().breakdown[0] == expected
+    assert state.result().scores[0] == 36
+    r = player(state, 0)
+    assert {k: r[k] for k in expected} == expected
+
+
+def test_cz_14_mutant_left_on_board_scores_for_nobody() -> None:
+    state = build_position(
+        2,
+        occupants={0: "Y5", 1: "Y4*", 2: "B4", 3: "B6", 4: "B5*"},
+        piles={0: ["Z42", "Z33", "Z01", "B3"], 1: ["Z44", "Z21", "Y3"]},
+        over=True,
+    )
+    assert player(state, 0)["hand"] == ["Y6"] and player(state, 1)["hand"] == []
+    res = state.result()
+    assert res.breakdown[0] == {
+        "zoo_cards": 7,
+        "captured_characters": 3,
+        "surviving_characters": 11,
+        "total": 21,
+    }
+    assert res.breakdown[1] == {
+        "zoo_cards": 6,
+        "captured_characters": 3,
+        "surviving_characters": 10,
+        "total": 19,
+    }
+    assert res.scores == [21, 19]
+    assert res.ranks == [1, 2]
+
+
+def test_cz_15_tie_is_shared_rank() -> None:
+    state = build_position(3, piles={0: ["Z41", "Z32"], 1: ["Z42", "Z33"], 2: ["Z23"]}, over=True)
+    res = state.result()
+    assert res.scores == [25, 25, 20]
+    assert res.ranks == [1, 1, 3]
+
+
+# ---------------------------------------------------------------------------
+# Chance, options, bad input
+# ---------------------------------------------------------------------------
+
+
+def random_deal(num_players: int, seed: int, **options: Any) -> CarsonCityZooState:
+    rng = random.Random(seed)
+    opts = {"start_player": 0} | options
+    state = GAME.new_game(num_players, opts)
+    while state.is_chance_node():
+        state.apply(sample_outcome(state.chance_outcomes(), rng))
+    assert isinstance(state, CarsonCityZooState)
+    return state
+
+
+def test_chance_nodes() -> None:
+    state = GAME.new_game(3)
+    assert state.current_player == CHANCE
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 50 and outcomes[0][0].to_json() == {"kind": "deal", "card": "Z01"}
+    assert all(p == pytest.approx(1 / 50) for _, p in outcomes)
+    state.apply_json({"kind": "deal", "card": "Z17"})
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 49 and all(p == pytest.approx(1 / 49) for _, p in outcomes)
+    assert "Z17" not in [o.to_json()["card"] for o, _ in outcomes]
+    with pytest.raises(IllegalActionError, match="not a possible chance outcome"):
+        state.apply_json({"kind": "deal", "card": "Z17"})
+    for card in deck_order({}, {})[1:]:
+        if card == "Z17":
+            card = "Z01"
+        state.apply_json({"kind": "deal", "card": card})
+    assert state.current_player == CHANCE
+    outcomes = state.chance_outcomes()
+    assert [o.to_json() for o, _ in outcomes] == [
+        {"kind": "start_player", "seat": s} for s in range(3)
+    ]
+    assert all(p == pytest.approx(1 / 3) for _, p in outcomes)
+    assert state.observation(None)["phase"] == "start"
+    state.apply_json({"kind": "start_player", "seat": 2})
+    assert state.current_player == 2
+    assert state.observation(1)["start_player"] == 2
+
+
+def test_options_teams_and_start_player() -> None:
+    state = random_deal(3, seed=1, teams=["R", "G", "Y"], start_player=1)
+    assert state.current_player == 1
+    assert [p["team"] for p in state.observation(None)["players"]] == ["R", "G", "Y"]
+    assert strs(state.legal_actions()[:1]) == ["place G3 0"]
+    with pytest.raises(IllegalActionError, match="belongs to seat 0"):
+        state.apply_json({"kind": "place", "char": "R3", "space": 0})
+    with pytest.raises(IllegalActionError, match="not in this game"):
+        state.apply_json({"kind": "place", "char": "B3", "space": 0})
+    assert GAME.options == {"start_player": None, "teams": None}
+    for n in (2, 3, 4):
+        for opts in GAME.variants(n):
+            GAME.new_game(n, opts)
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "message"),
+    [
+        (3, {"colour": "red"}, "has no option 'colour'"),
+        (3, {"start_player": 3}, "must be a seat 0..2 or null"),
+        (3, {"start_player": "0"}, "must be a seat 0..2 or null"),
+        (3, {"start_player": True}, "must be a seat 0..2 or null"),
+        (3, {"teams": ["Y", "B"]}, "must list exactly 3 team ids"),
+        (3, {"teams": ["Y", "B", "B"]}, "must be distinct"),
+        (3, {"teams": ["Y", "B", "X"]}, "'X' is not a team id"),
+        (2, {"teams": "YB"}, "must be a list of 2 team ids"),
+        (1, {}, "is for 2-4 players"),
+        (5, {}, "is for 2-4 players"),
+    ],
+)
+def test_bad_config(players: int, options: dict[str, Any], message: str) -> None:
+    with pytest.raises(GameConfigError, match=re.escape(message)):
+        GAME.new_game(players, options)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"kind": "jump"}, "unknown action kind 'jump'"),
+        ({"kind": "place", "char": "Y3"}, "missing field 'space'"),
+        ({"kind": "move", "dir": "N"}, "missing field 'char'"),
+        ({"kind": "place", "char": "Y3", "space": "12"}, "place.space must be an integer"),
+        ({"kind": "place", "char": "Y7", "space": 1}, "place.char must be one of"),
+        ({"kind": "move", "char": "Y3", "dir": "NE"}, "move.dir must be one of"),
+        ({"kind": "place", "char": "Y3", "space": 1, "x": 1}, "unknown field(s) ['x']"),
+        ({"kind": "place", "char": "Y4", "space": 25}, "space must be 0..24, got 25"),
+        ({"kind": "place", "char": "Y4", "space": -1}, "space must be 0..24, got -1"),
+        ({"kind": "place", "char": "B3", "space": 1}, "B3 belongs to seat 1, not to seat 0"),
+        ({"kind": "move", "char": "Y4", "dir": "N"}, "Y4 is in hand, not on the board"),
+        ({"kind": "place", "char": "Y4", "space": 0}, "space 0 is occupied by Y3"),
+        ({"kind": "move", "char": "Y5", "dir": "W"}, "off the board"),
+        ({"kind": "move", "char": "Y5", "dir": "N"}, "own character Y3"),
+        ({"kind": "place", "char": "Y5", "space": 3}, "Y5 is not in hand: it is on space 5"),
+        ({"kind": "deal", "card": "Z01"}, "must choose an action of kind move/place"),
+        ({"kind": "start_player", "seat": 0}, "must choose an action of kind move/place"),
+    ],
+)
+def test_bad_actions(data: dict[str, Any], message: str) -> None:
+    state = start_game(2)
+    act(state, "place Y3 0")
+    act(state, "place B3 24")
+    act(state, "place Y5 5")
+    act(state, "place B4 23")
+    before = state.digest()
+    obs = obs_json(state)
+    with pytest.raises(IllegalActionError, match=re.escape(message)):
+        state.apply(GAME.action_from_json(data))
+    assert state.digest() == before and obs_json(state) == obs
+
+
+def test_bad_actions_in_other_phases() -> None:
+    state = GAME.new_game(2)
+    before = state.digest()
+    with pytest.raises(IllegalActionError, match="chance outcome of kind deal is due"):
+        state.apply_json({"kind": "place", "char": "Y3", "space": 0})
+    with pytest.raises(IllegalActionError, match="not a possible chance outcome"):
+        state.apply_json({"kind": "deal", "card": "Z51"})
+    assert state.digest() == before
+    over = w2_final_state()
+    before = over.digest()
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        over.apply_json({"kind": "place", "char": "R6", "space": 0})
+    assert over.digest() == before
+
+
+# ---------------------------------------------------------------------------
+# Hidden information and resample
+# ---------------------------------------------------------------------------
+
+
+def playout(state: State, rng: random.Random, max_steps: int = 1000) -> None:
+    for _ in range(max_steps):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            state.apply(sample_outcome(state.chance_outcomes(), rng))
+        else:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+
+
+def captured_ids(state: CarsonCityZooState) -> set[str]:
+    return {z["id"] for p in state.observation(None)["players"] for z in p["zoo_pile"]}
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_observations_never_show_board_card_ids_or_backs(num_players: int) -> None:
+    rng = random.Random(num_players)
+    for _ in range(6):
+        state = GAME.new_game(num_players)
+        assert isinstance(state, CarsonCityZooState)
+        while True:
+            spectator = state.observation(None)
+            text = json.dumps(spectator)
+            # Only captured zoo cards are named; "mutant" appears only in the piles.
+            assert set(ZID.findall(text)) == captured_ids(state)
+            assert text.count('"mutant"') == sum(len(p["zoo_pile"]) for p in spectator["players"])
+            for seat in range(num_players):
+                assert state.observation(seat) == spectator
+            if state.observation(None)["phase"] == "deal":
+                assert all(s["top_value"] == -1 for s in spectator["spaces"])
+            if state.is_terminal():
+                break
+            playout(state, rng, max_steps=1)
+
+
+def test_states_differing_only_in_hidden_cards_look_the_same() -> None:
+    # a: default deck; b: the bottom cards of spaces 3 and 4 swapped (different faces)
+    # and the top cards Z11 (mutant back) and Z12 swapped between spaces 20 and 21.
+    base = deck_order({3: "Z05", 4: "Z45"}, {20: "Z11", 21: "Z12"})
+    other = deck_order({3: "Z45", 4: "Z05"}, {20: "Z12", 21: "Z11"})
+    assert base != other
+    states = []
+    for order in (base, other):
+        state = GAME.new_game(3, {"start_player": 1})
+        for card in order:
+            state.apply_json({"kind": "deal", "card": card})
+        states.append(state)
+    a, b = states
+    assert isinstance(a, CarsonCityZooState) and isinstance(b, CarsonCityZooState)
+    for text in ("place B5 10", "place G4 11", "place Y3 0", "move B5 S", "place G6 12"):
+        for seat in (0, 1, 2, None):
+            assert a.observation(seat) == b.observation(seat)
+        assert a.digest() != b.digest()
+        act(a, text)
+        act(b, text)
+    assert a.observation(0) == b.observation(0)
+    # Taking a top card reveals its id and back: Z11 vs Z12 now differ publicly.
+    act(a, "place Y4 20")
+    act(b, "place Y4 20")
+    assert a.observation(0) != b.observation(0)
+    assert space(a.observation(0), 20)["mutated"] is True
+    assert space(b.observation(0), 20)["mutated"] is False
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_resample_keeps_observation_and_replays(num_players: int) -> None:
+    rng = random.Random(100 + num_players)
+    for game_index in range(4):
+        state = GAME.new_game(num_players)
+        stop = rng.randrange(10, 110)
+        digests = set()
+        while not state.is_terminal() and len(state.history) < stop:
+            playout(state, rng, max_steps=1)
+        assert isinstance(state, CarsonCityZooState)
+        for seat in range(num_players):
+            for _ in range(5):
+                other = state.resample(seat, rng)
+                assert isinstance(other, CarsonCityZooState)
+                assert other.observation(seat) == state.observation(seat)
+                assert other.observation(None) == state.observation(None)
+                assert other.legal_actions() == state.legal_actions()
+                assert sorted(other._deal + other._undealt) == list(range(50))
+                again = replay(GAME, num_players, state.options, other.history)
+                assert again.digest() == other.digest()
+                digests.add(other.digest())
+                # the resampled state plays on
+                playout(other, random.Random(game_index))
+                assert other.is_terminal()
+        if len(state._deal) > 5 and not state.is_terminal():
+            assert len(digests) > 1  # hidden cards really are redrawn
+
+
+def test_resample_redraws_mutant_positions_consistently() -> None:
+    state = start_game(2)
+    seen = set()
+    rng = random.Random(5)
+    for _ in range(40):
+        other = state.resample(0, rng)
+        assert isinstance(other, CarsonCityZooState)
+        for s in range(25):  # every visible face is kept
+            assert other._top[s] // 10 == state._top[s] // 10
+        seen.add(tuple(other._top))
+    assert len(seen) > 30
+    # Once Z21 is captured, no resample may put another mutant-backed 2 on the board.
+    state = start_game(2, tops={4: "Z21"})
+    act(state, "place Y3 4")
+    for _ in range(20):
+        other = state.resample(1, rng)
+        assert isinstance(other, CarsonCityZooState)
+        assert 20 not in other._top and 20 not in other._bot
+        assert other.observation(1) == state.observation(1)
+
+
+# ---------------------------------------------------------------------------
+# Random playouts: fast legality check, end condition, clone, render
+# ---------------------------------------------------------------------------
+
+
+def every_candidate(state: CarsonCityZooState) -> list[Any]:
+    out: list[Any] = []
+    for name in (*state._cname, "G3", "R6"):
+        out += [Place(cast(Any, name), s) for s in (-1, *range(26))]
+        out += [Move(cast(Any, name), cast(Any, d)) for d in "NESW"]
+    return out
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_random_playouts_are_consistent(num_players: int) -> None:
+    rng = random.Random(num_players * 11)
+    for game_index in range(8):
+        opts = GAME.variants(num_players)[game_index % 2]
+        state = GAME.new_game(num_players, opts)
+        assert isinstance(state, CarsonCityZooState)
+        steps = 0
+        while not state.is_terminal():
+            if not state.is_chance_node():
+                legal = state.legal_actions()
+                assert legal
+                legal_set = set(legal)
+                for cand in every_candidate(state):
+                    assert state.is_legal(cand) == (cand in legal_set), cand
+                for seat in range(num_players):  # the end check has not fired
+                    assert state._actions_of(seat)
+            copy = state.clone()
+            before = copy.digest()
+            playout(state, rng, max_steps=1)
+            steps += 1
+            assert copy.digest() == before  # the clone is untouched by the parent's step
+            assert len(copy.history) == steps - 1
+        assert steps <= GAME.step_bound(num_players, opts)
+        assert any(not state._actions_of(seat) for seat in range(num_players))
+        res = state.result()
+        assert res.scores == [b["total"] for b in res.breakdown]
+        # every card is somewhere: on the board or in exactly one pile
+        on_board = [c for c in state._bot + state._top if c >= 0]
+        piles = [c for p in state._pile_zoo for c in p]
+        assert sorted(on_board + piles) == list(range(50))
+
+
+def test_render_is_readable() -> None:
+    state = w1_after_move_3()
+    text = state.render(0)
+    assert "seat 0 R (you)" in text and "2:2" in text and "1:" in text
+    assert "R4" in text and "Y5" in text and "B5" in text
+    assert not ZID.search(text.replace("Z32", "").replace("Z12", "").replace("Z41", ""))
+    over = w2_final_state()
+    assert "R4*" in over.render() and "ranks:" in over.render()
+    assert "dealing: 0/50" in GAME.new_game(2).render()
