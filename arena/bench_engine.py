@@ -21,7 +21,7 @@ from engine.core import sample_outcome
 
 def random_playout(game: Game, num_players: int, rng: random.Random) -> tuple[int, int]:
     """Play one random game; returns (decisions, steps)."""
-    state = game.new_game(num_players)
+    state = game.new_game(num_players, game.variants(num_players)[0])
     decisions = steps = 0
     while not state.is_terminal():
         if state.current_player == CHANCE:

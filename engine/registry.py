@@ -11,6 +11,7 @@ _MODULES: tuple[str, ...] = (
     "engine.carson_city_zoo",
     "engine.dziobaki",
     "engine.panorama",
+    "engine.manatee_sanctuary",
     "engine.zooloretto_mini",
 )
 

@@ -1,0 +1,187 @@
+"""Sanctuary geometry (spec 5.5): cells, tucking, rotation, flower completion, shapes.
+
+A sanctuary is a dict of occupied cells ``(x, y) -> compass edges (N, E, S, W)`` plus a
+*frontier*: every empty cell orthogonally adjacent to the sanctuary, mapped to a pattern
+id that encodes, for each compass side, the facing edge of the occupied neighbour (or
+"empty"). A placement of a card at rotation ``k`` on a frontier cell is legal iff the
+anchor side ``k`` is occupied, every occupied side shows exactly the same edge value as
+the card's edge on that side (wall-wall or same colour; everything else is illegal by the
+wall rule and D4) and at least one of those sides is a half-flower. So legality depends
+only on (pattern, card data) and is cached in a global table.
+"""
+
+from __future__ import annotations
+
+from engine.manatee_sanctuary.data import (
+    BASE,
+    COLOUR_NAMES,
+    ROT_EDGES,
+    SHAPES,
+    START_EDGES,
+    WALL,
+)
+
+Cell = tuple[int, int]
+# Neighbour offsets by compass index N, E, S, W.
+DX = (0, 1, 0, -1)
+DY = (1, 0, -1, 0)
+SIDE_NAMES = ("north", "east", "south", "west")
+_POW5 = (1, 5, 25, 125)
+
+# pattern id -> for each base card, the legal rotations k (0..3); filled lazily per pattern
+_LEGAL_TABLE: dict[int, list[tuple[int, ...]]] = {}
+
+
+def _pattern_sides(pid: int) -> tuple[int, int, int, int]:
+    """Decode a pattern id into facing edges per side (-1 = empty neighbour)."""
+    return (pid % 5 - 1, pid // 5 % 5 - 1, pid // 25 % 5 - 1, pid // 125 % 5 - 1)
+
+
+def _rotations(sides: tuple[int, int, int, int], base: int) -> tuple[int, ...]:
+    out = []
+    for k in range(4):
+        if sides[k] < 0:
+            continue  # no anchor
+        edges = ROT_EDGES[base][k]
+        ok = True
+        flower = False
+        for d in range(4):
+            side = sides[d]
+            if side < 0:
+                continue
+            if edges[d] != side:
+                ok = False
+                break
+            if side != WALL:
+                flower = True
+        if ok and flower:
+            out.append(k)
+    return tuple(out)
+
+
+def table_row(pid: int) -> list[tuple[int, ...]]:
+    """Legal rotations of every base card on a cell with pattern ``pid`` (cached)."""
+    row = _LEGAL_TABLE.get(pid)
+    if row is None:
+        sides = _pattern_sides(pid)
+        row = [_rotations(sides, b) for b in range(90)]
+        _LEGAL_TABLE[pid] = row
+    return row
+
+
+def legal_rotations(pid: int, base: int) -> tuple[int, ...]:
+    """Rotations k at which card ``base`` may be placed on a cell with pattern ``pid``."""
+    return table_row(pid)[base]
+
+
+class Sanctuary:
+    """One player's sanctuary: placements in order, occupied cells and frontier."""
+
+    __slots__ = ("cells", "frontier", "placements")
+
+    def __init__(self) -> None:
+        self.placements: list[tuple[int, int, int, int]] = []  # (card, x, y, rot degrees)
+        self.cells: dict[Cell, tuple[int, int, int, int]] = {(0, 0): START_EDGES}
+        self.frontier: dict[Cell, int] = {}
+        for d in range(4):
+            self.frontier[(DX[d], DY[d])] = (START_EDGES[d] + 1) * _POW5[(d + 2) % 4]
+
+    def copy(self) -> Sanctuary:
+        other = Sanctuary.__new__(Sanctuary)
+        other.placements = list(self.placements)
+        other.cells = dict(self.cells)
+        other.frontier = dict(self.frontier)
+        return other
+
+    def placements_for(self, card: int) -> list[tuple[int, int, int]]:
+        """Legal placements (x, y, rot degrees) of ``card``, sorted by x, y, rot."""
+        base = BASE[card]
+        out: list[tuple[int, int, int]] = []
+        table = _LEGAL_TABLE
+        for (x, y), pid in self.frontier.items():
+            row = table.get(pid)
+            if row is None:
+                row = table_row(pid)
+            ks = row[base]
+            if ks:
+                for k in ks:
+                    out.append((x, y, 90 * k))
+        if len(out) > 1:
+            out.sort()
+        return out
+
+    def has_placement(self, card: int) -> bool:
+        base = BASE[card]
+        return any(legal_rotations(pid, base) for pid in self.frontier.values())
+
+    def explain(self, card: int, x: int, y: int, rot: int) -> str | None:
+        """Why placing ``card`` at (x, y) rot is illegal (None if it is legal)."""
+        if (x, y) in self.cells:
+            return f"cell ({x},{y}) is already occupied"
+        k = rot // 90
+        if (x + DX[k], y + DY[k]) not in self.cells:
+            return (
+                f"no anchor: at rot {rot} the action half points {SIDE_NAMES[k]} to the empty "
+                f"cell ({x + DX[k]},{y + DY[k]}); it must be tucked under an occupied cell"
+            )
+        edges = ROT_EDGES[BASE[card]][k]
+        flowers = 0
+        for d in range(4):
+            other = self.cells.get((x + DX[d], y + DY[d]))
+            if other is None:
+                continue
+            mine, theirs = edges[d], other[(d + 2) % 4]
+            if mine != theirs:
+                kind = (
+                    "two different colours meet"
+                    if mine != WALL and theirs != WALL
+                    else "a wall meets a half-flower"
+                )
+                return (
+                    f"{kind} on the {SIDE_NAMES[d]} side: the card shows {COLOUR_NAMES[mine]}, "
+                    f"the neighbour at ({x + DX[d]},{y + DY[d]}) shows {COLOUR_NAMES[theirs]}"
+                )
+            if mine != WALL:
+                flowers += 1
+        if flowers == 0:
+            return "the placement completes no flower (at least one is required)"
+        return None
+
+    def place(self, card: int, x: int, y: int, rot: int) -> list[int]:
+        """Place ``card`` (legality already checked); return the colours completed."""
+        k = rot // 90
+        edges = ROT_EDGES[BASE[card]][k]
+        completed: list[int] = []
+        cells = self.cells
+        frontier = self.frontier
+        del frontier[(x, y)]
+        cells[(x, y)] = edges
+        self.placements.append((card, x, y, rot))
+        for d in range(4):
+            n = (x + DX[d], y + DY[d])
+            if n in cells:
+                if edges[d] != WALL:
+                    completed.append(edges[d])
+            else:
+                frontier[n] = frontier.get(n, 0) + (edges[d] + 1) * _POW5[(d + 2) % 4]
+        return completed
+
+    def contains(self, shape: str) -> bool:
+        """Whether some rotation and translation of ``shape`` fits in the occupied cells."""
+        return contains_shape(self.cells.keys(), SHAPES[shape])
+
+
+def contains_shape(occupied: object, shape: tuple[Cell, ...]) -> bool:
+    cells = set(occupied)  # type: ignore[call-overload]
+    variants = []
+    cur = list(shape)
+    for _ in range(4):
+        variants.append(cur)
+        cur = [(y, -x) for x, y in cur]
+    for var in variants:
+        ax, ay = var[0]
+        rel = [(x - ax, y - ay) for x, y in var]
+        for cx, cy in cells:
+            if all((cx + dx, cy + dy) in cells for dx, dy in rel):
+                return True
+    return False
