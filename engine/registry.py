@@ -7,12 +7,11 @@ import importlib
 from engine.core import Game, GameConfigError
 
 _MODULES: tuple[str, ...] = (
-    # one line per game module, e.g. "engine.zooloretto_mini",
+    "engine.zooloretto_mini",
     "engine.carson_city_zoo",
     "engine.dziobaki",
     "engine.panorama",
     "engine.manatee_sanctuary",
-    "engine.zooloretto_mini",
 )
 
 GAMES: dict[str, Game] = {}
