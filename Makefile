@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint typecheck pytest venv clean
+.PHONY: demo test lint typecheck pytest venv clean proto proto-check
 
 venv: $(STAMP)
 
@@ -19,11 +19,24 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python -m arena.demo
 
-test: lint typecheck pytest
+test: lint typecheck proto-check pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/buf lint proto
+	@if git ls-tree -r --name-only main -- proto/menagerie 2>/dev/null | grep -q '\.proto$$'; then \
+		echo "$(BIN)/buf breaking proto --against '.git#branch=main,subdir=proto'"; \
+		$(BIN)/buf breaking proto --against '.git#branch=main,subdir=proto'; \
+	else echo "buf breaking: main has no proto files yet (skipped)"; fi
+
+# The generated Python code of the wire contract (proto/gen, checked in).
+proto: $(STAMP)
+	$(BIN)/python proto/generate.py
+
+# Fails when proto/gen is stale (regenerates into a temporary folder and compares).
+proto-check: $(STAMP)
+	$(BIN)/python proto/generate.py --check
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import UserError
-from arena.match import FailurePolicy, MatchConfig, MatchSpec, play_match
+from arena.match import FailurePolicy, MatchConfig, MatchSpec
 from arena.records import write_record
 from bots import make_bot
 from bots.base import Bot
@@ -37,6 +37,7 @@ def split_bots(bots: str) -> list[str]:
 
 
 def build_bots(specs: list[str]) -> list[Bot]:
+    """In-process bots only; ``cmd:`` specs go through ``arena.cmdbots.open_bots``."""
     return [make_bot(s) for s in specs]
 
 
@@ -63,7 +64,6 @@ def play_one(
     policy: FailurePolicy = "forfeit" if on_failure == "forfeit" else "random"
     game.new_game(num_players, options)  # validate before starting bots
     do_show, seat = parse_seat(show, num_players)
-    bot_objs = build_bots(specs)
 
     def on_step(state: State, player: int, action: Action) -> None:
         who = "chance" if player == CHANCE else f"seat {player} ({specs[player]})"
@@ -75,7 +75,11 @@ def play_one(
     )
     if do_show:
         print(game.new_game(num_players, options).render(seat))
-    record = play_match(spec, bot_objs, MatchConfig(move_ms, policy), on_step if do_show else None)
+    # cmd: bots run as programs connected to an embedded game server (arena.cmdbots).
+    from arena.cmdbots import open_bots
+
+    with open_bots(specs, spec, MatchConfig(move_ms, policy)) as session:
+        record = session.play(on_step if do_show else None)
     print_summary(record)
     if record_path is not None:
         write_record(record, record_path)

@@ -1,0 +1,164 @@
+"""Client process of ``arena bench grpc`` (grpc.aio): prints latency samples as JSON.
+
+Modes:
+
+- ``pingpong``: one bidi stream of the server's raw echo method; each sample is the
+  round trip of a 200-byte message;
+- ``game``: Zooloretto Mini matches (CreateMatch, both seats played here, random legal
+  indices, no think time); each sample is the time from sending a Move to receiving the
+  next Turn of that match (one full move exchange: request, validation, engine step,
+  chance steps, next observation and legal actions, response);
+- ``load``: ``--matches`` matches kept running at once, each bot thinking
+  ``--think-ms`` before it answers; samples as in ``game`` (think time excluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from dataclasses import dataclass, field
+
+import grpc
+from menagerie.v1 import game_service_pb2 as pb
+from menagerie.v1 import game_service_pb2_grpc as pb_grpc
+
+ECHO = "/menagerie.bench.Echo/PingPong"
+PAYLOAD = bytes(200)
+
+
+@dataclass
+class Samples:
+    latencies_us: list[float] = field(default_factory=list)
+    collect_from: float = 0.0
+    stop_at: float = float("inf")
+    wanted: int = 0
+
+    def add(self, seconds: float) -> None:
+        if time.perf_counter() >= self.collect_from:
+            self.latencies_us.append(seconds * 1e6)
+
+    def done(self) -> bool:
+        if self.wanted and len(self.latencies_us) >= self.wanted:
+            return True
+        return time.perf_counter() >= self.stop_at
+
+
+async def pingpong(address: str, n: int, warmup: int) -> list[float]:
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.stream_stream(ECHO, request_serializer=None, response_deserializer=None)()
+        out: list[float] = []
+        for i in range(n + warmup):
+            t0 = time.perf_counter()
+            await call.write(PAYLOAD)
+            await call.read()
+            if i >= warmup:
+                out.append((time.perf_counter() - t0) * 1e6)
+        await call.done_writing()
+        return out
+
+
+class MatchClock:
+    """When the last Move of a match was sent (a Turn after it closes one exchange)."""
+
+    def __init__(self) -> None:
+        self.sent: float | None = None
+
+
+async def play_seat(
+    stub: pb_grpc.GameServiceStub,
+    credential: str,
+    clock: MatchClock,
+    samples: Samples,
+    think_s: float,
+    rng: random.Random,
+) -> None:
+    call = stub.Play()
+    await call.write(pb.PlayRequest(join=pb.Join(credential=credential, bot_name="bench")))
+    while True:
+        response = await call.read()
+        if response is grpc.aio.EOF:
+            return
+        kind = response.WhichOneof("message")
+        if samples.done():
+            call.cancel()
+            return
+        if kind == "turn":
+            if clock.sent is not None:
+                samples.add(time.perf_counter() - clock.sent)
+                clock.sent = None
+            if think_s:
+                await asyncio.sleep(think_s * (0.5 + rng.random()))
+            index = rng.randrange(len(response.turn.legal_actions))
+            clock.sent = time.perf_counter()
+            move = pb.Move(sequence=response.turn.sequence, index=index)
+            await call.write(pb.PlayRequest(move=move))
+        elif kind == "game_over":
+            await call.done_writing()
+            return
+
+
+async def play_matches(
+    address: str, concurrent: int, samples: Samples, think_s: float, seed: int
+) -> int:
+    """Keep ``concurrent`` matches running until ``samples`` is done; returns matches played."""
+    rng = random.Random(seed)
+    played = 0
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = pb_grpc.GameServiceStub(channel)
+
+        async def one_match() -> None:
+            nonlocal played
+            while not samples.done():
+                created = await stub.CreateMatch(
+                    pb.CreateMatchRequest(
+                        game="zooloretto_mini", num_players=2, seed=rng.randrange(1 << 30)
+                    )
+                )
+                clock = MatchClock()
+                await asyncio.gather(
+                    *(
+                        play_seat(stub, s.credential, clock, samples, think_s, rng)
+                        for s in created.seats
+                    )
+                )
+                played += 1
+
+        await asyncio.gather(*(one_match() for _ in range(concurrent)))
+    return played
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="arena bench grpc client")
+    parser.add_argument("--address", required=True)
+    parser.add_argument("--mode", choices=("pingpong", "game", "load"), required=True)
+    parser.add_argument("--moves", type=int, default=2000)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--matches", type=int, default=1)
+    parser.add_argument("--think-ms", type=float, default=0.0)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--warmup-s", type=float, default=3.0)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    out: dict[str, object] = {}
+    if args.mode == "pingpong":
+        out["latencies_us"] = asyncio.run(pingpong(args.address, args.moves, args.warmup))
+    elif args.mode == "game":
+        samples = Samples(wanted=args.moves + args.warmup)
+        out["matches"] = asyncio.run(play_matches(args.address, 1, samples, 0.0, args.seed))
+        out["latencies_us"] = samples.latencies_us[args.warmup :]
+    else:
+        now = time.perf_counter()
+        start = now + args.warmup_s
+        samples = Samples(collect_from=start, stop_at=start + args.seconds)
+        out["matches"] = asyncio.run(
+            play_matches(args.address, args.matches, samples, args.think_ms / 1000, args.seed)
+        )
+        out["latencies_us"] = samples.latencies_us
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

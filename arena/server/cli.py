@@ -1,0 +1,150 @@
+"""``arena serve`` (the game server) and ``arena bench grpc``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena.errors import UserError, user_errors
+
+SWITCH_INTERVAL_S = 0.0005
+"""GIL switch interval of a dedicated server process (see ServerConfig)."""
+
+
+class RecordJournal:
+    """Appends finished records to a JSONL file, aborted ones to ``<name>.aborted.jsonl``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.aborted_path = path.with_name(f"{path.stem}.aborted{path.suffix or '.jsonl'}")
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        target = self.aborted_path if record.get("aborted") else self.path
+        line = json.dumps(record, separators=(",", ":")) + "\n"
+        with self._lock, target.open("a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+@user_errors
+def serve_cmd(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free port).")] = 50051,
+    records: Annotated[
+        Path | None,
+        typer.Option("--records", help="Append finished match records to this JSONL file."),
+    ] = None,
+    grace: Annotated[
+        float, typer.Option("--grace", help="Seconds in-flight matches get at shutdown.")
+    ] = 10.0,
+    max_message_kb: Annotated[
+        int, typer.Option("--max-message-kb", help="Largest message a client may send (KB).")
+    ] = 64,
+    margin_ms: Annotated[
+        float, typer.Option("--margin-ms", help="Transport margin added to the move clock.")
+    ] = 50.0,
+    stall_s: Annotated[
+        float, typer.Option("--stall-s", help="A seat silent this long with a turn pending stalls.")
+    ] = 60.0,
+    join_timeout_s: Annotated[
+        float, typer.Option("--join-timeout-s", help="Seats must join this soon after creation.")
+    ] = 30.0,
+    admin_token: Annotated[
+        str,
+        typer.Option(
+            "--admin-token",
+            envvar="MENAGERIE_ADMIN_TOKEN",
+            help="Require 'authorization: Bearer TOKEN' for CreateMatch/GetMatch.",
+        ),
+    ] = "",
+) -> None:
+    """The game server that remote bots connect to (gRPC, health, reflection).
+
+    Matches are created with the CreateMatch RPC, which returns one credential per
+    seat; bots join with them (see proto/README.md). SIGINT/SIGTERM shut down
+    gracefully: health turns NOT_SERVING, in-flight matches get --grace seconds, the
+    rest are aborted and recorded (in <records>.aborted.jsonl).
+    """
+    from arena.server import GameServer, ServerConfig, ServerError
+
+    if not 0 <= port <= 65535:
+        raise UserError(f"--port must be 0-65535, got {port}")
+    if max_message_kb < 1:
+        raise UserError(f"--max-message-kb must be at least 1, got {max_message_kb}")
+    config = ServerConfig(
+        max_message_kb=max_message_kb,
+        margin_ms=margin_ms,
+        stall_ms=stall_s * 1000,
+        join_timeout_s=join_timeout_s,
+        admin_token=admin_token,
+        switch_interval_s=SWITCH_INTERVAL_S,
+    )
+    journal = RecordJournal(records) if records is not None else None
+    server = GameServer(config, on_record=journal)
+    try:
+        bound = server.start(host, port)
+    except ServerError as exc:
+        raise UserError(str(exc)) from None
+    print(
+        f"serving menagerie.v1.GameService on {host}:{bound} (grpc.health.v1, reflection)",
+        flush=True,
+    )
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    while not stop.wait(0.5):
+        pass
+    print(f"shutting down (health NOT_SERVING; {grace:g} s for in-flight matches)", flush=True)
+    aborted = server.stop(grace_s=grace)
+    for table in aborted:
+        print(f"aborted match {table.match_id}: {table.abort_reason}", file=sys.stderr)
+    print(f"stopped; {len(aborted)} match(es) aborted", flush=True)
+
+
+@user_errors
+def bench_grpc_cmd(
+    moves: Annotated[int, typer.Option("--moves", help="Move exchanges to time.")] = 2000,
+    matches: Annotated[
+        int, typer.Option("--matches", help="Concurrent matches of the load test.")
+    ] = 200,
+    think_ms: Annotated[
+        float, typer.Option("--think-ms", help="Bot think time per move in the load test.")
+    ] = 500.0,
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Duration of the load measurement.")
+    ] = 10.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Move round trip (full Zooloretto Mini exchange vs raw 200-byte ping-pong) and load."""
+    from arena.bench_grpc import print_report, run_bench
+
+    if moves < 10 or matches < 1 or seconds <= 0:
+        raise UserError("--moves must be >= 10, --matches >= 1 and --seconds > 0")
+    report = run_bench(moves=moves, matches=matches, think_ms=think_ms, seconds=seconds)
+    if as_json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_report(report)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_cmd)
+    # The `bench` group of *this* app (importing arena.cli would give another copy of it
+    # when the CLI runs as `python -m arena.cli`).
+    bench = next(g.typer_instance for g in app.registered_groups if g.name == "bench")
+    assert bench is not None
+    bench.command("grpc")(bench_grpc_cmd)

@@ -1,0 +1,183 @@
+"""The server's registry of tables and credentials, and the server settings."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from menagerie.v1 import game_service_pb2 as pb
+
+from arena.match import MatchConfig, MatchSpec, play_match
+from arena.server.seats import RemoteSeat
+from arena.server.streams import StreamError
+from arena.server.table import MatchAborted, Table
+from bots.base import Bot
+from engine import Action, State
+
+log = logging.getLogger("arena.server")
+
+StepHook = Callable[[State, int, Action], None]
+
+
+@dataclass
+class ServerConfig:
+    """Settings of a game server (every limit is per server, applied to every match)."""
+
+    max_message_kb: int = 64
+    """grpc.max_receive_message_length in KB: a larger message ends its stream."""
+    margin_ms: float = 50.0
+    """Added to the move clock for transport and scheduling before a move is late."""
+    stall_ms: float = 60_000.0
+    """A connected seat silent this long with a turn pending has stalled."""
+    join_timeout_s: float = 30.0
+    """A seat that has not joined this long after its match was created is disconnected."""
+    flood_rate: float = 20.0
+    """Unsolicited messages (not answering a pending turn) allowed per second and stream."""
+    flood_burst: int = 50
+    """... and saved up at most; beyond that the stream ends with RESOURCE_EXHAUSTED."""
+    max_watchers: int = 64
+    """Spectator streams per match."""
+    watch_queue: int = 4096
+    """Updates queued for a slow spectator before it is dropped (RESOURCE_EXHAUSTED)."""
+    keep_finished_s: float = 600.0
+    """How long a finished match stays known (GetMatch, late Join -> FAILED_PRECONDITION)."""
+    admin_token: str = ""
+    """When set, CreateMatch/GetMatch need metadata ``authorization: Bearer <token>``."""
+    switch_interval_s: float | None = None
+    """When set, ``sys.setswitchinterval`` at start (process-wide). A short interval (0.5 ms)
+    hands the GIL between the event loop and match threads sooner: lower move latency
+    under load. ``arena serve`` and ``arena bench grpc`` set it; embedded servers do not."""
+
+
+class Hub:
+    """Tables by match id and seats by credential (thread-safe)."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self.tables: dict[str, Table] = {}
+        self._credentials: dict[str, tuple[Table, int]] = {}
+        self._finished_at: dict[str, float] = {}
+        self.accepting = True
+
+    def open_table(
+        self,
+        spec: MatchSpec,
+        config: MatchConfig,
+        names: Sequence[str],
+        remote: Sequence[bool],
+        in_process: Mapping[int, Bot] | None = None,
+    ) -> Table:
+        """A new table; remote seats get credentials (``table.credentials``)."""
+        if not self.accepting:
+            raise StreamError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
+        match_id = spec.match_id or f"m-{uuid.uuid4().hex[:12]}"
+        with self._lock:
+            if match_id in self.tables:
+                match_id = f"{match_id}-{uuid.uuid4().hex[:6]}"
+        if not spec.match_id:
+            spec = dataclasses.replace(spec, match_id=match_id, game_id=spec.game_id or match_id)
+        c = self.config
+        table = Table(
+            match_id,
+            spec,
+            config,
+            names,
+            remote,
+            margin_ms=c.margin_ms,
+            stall_ms=c.stall_ms,
+            join_timeout_s=c.join_timeout_s,
+            in_process=in_process,
+        )
+        with self._lock:
+            self._purge()
+            self.tables[match_id] = table
+            for seat, credential in table.credentials.items():
+                self._credentials[credential] = (table, seat)
+        return table
+
+    def authenticate(self, join: pb.Join) -> RemoteSeat:
+        """The seat a Join acts for; StreamError with the right status code otherwise."""
+        credential = join.credential
+        if not credential:
+            raise StreamError(
+                grpc.StatusCode.UNAUTHENTICATED, "missing credential: Join.credential is empty"
+            )
+        with self._lock:
+            found = self._credentials.get(credential)
+        if found is None:
+            raise StreamError(
+                grpc.StatusCode.UNAUTHENTICATED, "unknown credential: it opens no seat here"
+            )
+        table, seat_no = found
+        if join.match_id and join.match_id != table.match_id:
+            raise StreamError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"the credential is for match {table.match_id}, not {join.match_id}",
+            )
+        if join.HasField("seat") and join.seat != seat_no:
+            raise StreamError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"the credential is for seat {seat_no} of match {table.match_id}, "
+                f"not seat {join.seat}",
+            )
+        if table.is_over():
+            raise StreamError(
+                grpc.StatusCode.FAILED_PRECONDITION, f"match {table.match_id} is over"
+            )
+        seat = table.seats[seat_no]
+        assert seat is not None
+        return seat
+
+    def get(self, match_id: str) -> Table:
+        with self._lock:
+            table = self.tables.get(match_id)
+        if table is None:
+            raise StreamError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r} on this server")
+        return table
+
+    def running(self) -> list[Table]:
+        with self._lock:
+            return [t for t in self.tables.values() if not t.is_over()]
+
+    def mark_finished(self, table: Table) -> None:
+        with self._lock:
+            self._finished_at[table.match_id] = time.monotonic()
+
+    def _purge(self) -> None:
+        """Forget matches finished more than keep_finished_s ago (lock held)."""
+        horizon = time.monotonic() - self.config.keep_finished_s
+        old = [m for m, t in self._finished_at.items() if t < horizon]
+        for match_id in old:
+            table = self.tables.pop(match_id, None)
+            del self._finished_at[match_id]
+            if table is not None:
+                for credential in table.credentials.values():
+                    self._credentials.pop(credential, None)
+
+
+def drive(table: Table, extra_step: StepHook | None = None) -> dict[str, Any]:
+    """Play ``table``'s match with play_match; returns the record (partial if aborted)."""
+
+    def on_step(state: State, player: int, action: Action) -> None:
+        if extra_step is not None:
+            extra_step(state, player, action)
+        table.on_step(state, player, action)
+
+    table.wait_for_seats()
+    try:
+        record = play_match(table.spec, table.bots, table.match_config, on_step=on_step)
+    except MatchAborted:
+        return table.abort(table.abort_reason, table.last_state)
+    except Exception as exc:
+        log.exception("match %s crashed", table.match_id)
+        return table.abort(f"the match crashed: {type(exc).__name__}: {exc}", table.last_state)
+    table.finish(record)
+    return record

@@ -1,0 +1,333 @@
+"""``RemoteSeat``: a seat played over gRPC, seen by the match runner as a Bot.
+
+``choose(turn)`` (match thread) sends a Turn on the seat's stream and waits for the
+answer; ``receive_move`` (server event loop) checks a Move against the pending turn and
+resolves it. Failures become :class:`bots.base.BotFailure` with the recorded kind:
+
+- ``illegal``: malformed move, index out of range, or an action that is not legal
+  (the bot also gets an in-stream Error INVALID_ARGUMENT saying why);
+- ``timeout``: no answer within the move clock plus the server's margin;
+- ``stall``: no answer within the stall limit (when there is no clock, or the clock
+  is longer than the stall limit);
+- ``disconnect``: the stream closed (or never opened within the join timeout, or the
+  bot's process exited).
+
+The match runner (``arena.match.play_match``) applies the failure policy: under
+``forfeit`` it never asks the seat again; under ``random`` only that move is replaced.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import grpc
+from menagerie.v1 import game_service_pb2 as pb
+
+from arena.server.messages import error_message
+from arena.server.streams import Outbox, StreamError
+from bots.base import BotFailure, Turn
+from bots.wire import WireError, action_from_proto
+from engine import Action, IllegalActionError
+
+if TYPE_CHECKING:
+    from arena.server.table import Table
+
+
+@dataclass
+class Pending:
+    """The turn a seat is asked to answer."""
+
+    sequence: int
+    legal: list[Action]
+    future: concurrent.futures.Future[Action] = field(default_factory=concurrent.futures.Future)
+
+
+@dataclass
+class Accepted:
+    """The last accepted move of a seat (to answer an exact resend idempotently)."""
+
+    sequence: int
+    move_bytes: bytes
+    index: int
+    text: str
+
+
+class RemoteSeat:
+    """One seat of a table played by a remote bot (the Bot protocol of ``bots.base``)."""
+
+    def __init__(self, table: Table, seat: int, name: str) -> None:
+        self.table = table
+        self.seat = seat
+        self.name = name
+        self.spec = name
+        self.version = "remote"
+        self.remote_name = ""
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self.outbox: Outbox | None = None
+        self.ever_joined = False
+        self.gone: str | None = None
+        self.pending: Pending | None = None
+        self.last_issued = 0
+        self.accepted: Accepted | None = None
+        self.forfeited = False
+        self.on_failure: Callable[[str, str], None] | None = None
+        """Called (match thread) after each failure with (kind, reason); cmd bots use it."""
+        self.disconnect_detail: Callable[[], str] | None = None
+        """Extra text for a disconnect reason (a cmd bot's exit code and stderr)."""
+
+    # -- stream side (server event loop) -----------------------------------------
+
+    def attach(self, outbox: Outbox, bot_name: str, bot_version: str) -> None:
+        """A Join for this seat succeeded; raises StreamError if it is connected elsewhere."""
+        with self._lock:
+            if self.outbox is not None and not self.outbox.closed:
+                raise StreamError(
+                    grpc.StatusCode.ALREADY_EXISTS,
+                    f"seat {self.seat} of match {self.table.match_id} is already connected "
+                    "on another stream",
+                )
+            self.outbox = outbox
+            self.ever_joined = True
+            if bot_name:
+                self.remote_name = bot_name
+            if bot_version:
+                self.version = bot_version
+            self._wake.notify_all()
+        outbox.send(pb.PlayResponse(match_start=self.table.match_start(self.seat)))
+
+    def detach(self, outbox: Outbox, reason: str) -> None:
+        """The stream ``outbox`` ended; a pending turn fails with ``disconnect``."""
+        with self._lock:
+            if self.outbox is not outbox:
+                return
+            self.outbox = None
+            pending, self.pending = self.pending, None
+            self._wake.notify_all()
+        if pending is not None and not pending.future.done():
+            pending.future.set_exception(BotFailure("disconnect", reason))
+
+    def mark_gone(self, reason: str) -> None:
+        """The bot will never (re)connect (e.g. its process exited)."""
+        with self._lock:
+            self.gone = reason
+            pending, self.pending = self.pending, None
+            self._wake.notify_all()
+        if pending is not None and not pending.future.done():
+            pending.future.set_exception(BotFailure("disconnect", reason))
+
+    def receive_move(self, move: pb.Move, raw_bytes: bytes) -> tuple[pb.PlayResponse | None, bool]:
+        """Handle a Move; returns (reply or None, whether it answered a pending turn)."""
+        seq = move.sequence
+        with self._lock:
+            pending = self.pending
+            if pending is not None and seq == pending.sequence:
+                self.pending = None
+                action, index, problem = self._resolve(move, pending.legal)
+                if problem is None:
+                    assert action is not None
+                    # No reply: the next Turn (or GameOver) confirms the move. Only an exact
+                    # resend gets an explicit MoveAccepted (duplicate=true).
+                    self.accepted = Accepted(seq, raw_bytes, index, str(action))
+                    pending.future.set_result(action)
+                    return None, True
+                forfeit = self.table.policy == "forfeit"
+                pending.future.set_exception(BotFailure("illegal", problem))
+                suffix = f"; seat {self.seat} forfeits" if forfeit else "; a random move is played"
+                reply = error_message(
+                    pb.ERROR_CODE_INVALID_ARGUMENT, problem + suffix, seq, forfeited=forfeit
+                )
+                return reply, True
+            accepted = self.accepted
+            if accepted is not None and seq == accepted.sequence:
+                if raw_bytes == accepted.move_bytes:
+                    again = pb.MoveAccepted(
+                        sequence=seq, index=accepted.index, text=accepted.text, duplicate=True
+                    )
+                    return pb.PlayResponse(move_accepted=again), False
+                return error_message(
+                    pb.ERROR_CODE_ABORTED,
+                    f"sequence {seq} was already answered with a different move",
+                    seq,
+                ), False
+            if 0 < seq <= self.last_issued:
+                current = (
+                    f"the pending turn is {pending.sequence}" if pending else "no turn is pending"
+                )
+                return error_message(
+                    pb.ERROR_CODE_ABORTED,
+                    f"sequence {seq} is stale: that turn is closed ({current})",
+                    seq,
+                ), False
+            return error_message(
+                pb.ERROR_CODE_FAILED_PRECONDITION, self._no_turn_reason(seq, pending), seq
+            ), False
+
+    def _no_turn_reason(self, seq: int, pending: Pending | None) -> str:
+        if self.table.is_over():
+            return f"the game is over; move {seq} is out of turn"
+        if self.forfeited:
+            return (
+                f"seat {self.seat} has forfeited and gets no more turns; move {seq} is out of turn"
+            )
+        if pending is not None:
+            return f"out of turn: no turn {seq} was issued; the pending turn is {pending.sequence}"
+        return f"out of turn: seat {self.seat} has no pending turn (move sequence {seq})"
+
+    def _resolve(self, move: pb.Move, legal: list[Action]) -> tuple[Action | None, int, str | None]:
+        """(action, index, None) for a good answer, else (None, 0, what is wrong)."""
+        which = move.WhichOneof("choice")
+        if which is None:
+            return None, 0, "malformed move: it holds neither an index nor an action"
+        if which == "index":
+            if move.index >= len(legal):
+                return None, 0, f"index {move.index} is out of range 0..{len(legal) - 1}"
+            return legal[move.index], move.index, None
+        game = self.table.game
+        try:
+            game_id, data = action_from_proto(move.action)
+        except WireError as exc:
+            return None, 0, f"malformed action: {exc}"
+        if game_id != game.id:
+            return (
+                None,
+                0,
+                f"malformed action: it is a {game_id} action, this match plays {game.id}",
+            )
+        try:
+            action = game.action_from_json(data)
+        except IllegalActionError as exc:
+            return None, 0, f"malformed action: {exc}"
+        try:
+            index = legal.index(action)
+        except ValueError:
+            kinds = sorted({a.KIND for a in legal})
+            return (
+                None,
+                0,
+                (
+                    f"illegal action {action}: not one of the {len(legal)} legal actions "
+                    f"(kinds now: {', '.join(kinds)})"
+                ),
+            )
+        return action, index, None
+
+    # -- match side (the match thread) --------------------------------------------
+
+    def choose(self, turn: Turn) -> Action:
+        table = self.table
+        if table.aborting:
+            raise self._fail("disconnect", f"match aborted: {table.abort_reason}")
+        outbox = self._wait_connected()
+        sequence = table.next_sequence()
+        message = table.turn_message(sequence, self.seat, turn)
+        pending = Pending(sequence, turn.legal)
+        with self._lock:
+            if self.outbox is not outbox or outbox.closed:
+                pending = None  # type: ignore[assignment]
+            else:
+                self.pending = pending
+                self.last_issued = sequence
+        if pending is None:
+            raise self._fail("disconnect", self._disconnected_reason())
+        outbox.send(message)
+        limit_s = table.clock_s
+        stall_s = table.stall_s
+        wait_s = stall_s if limit_s is None else min(limit_s, stall_s)
+        try:
+            return pending.future.result(timeout=wait_s)
+        except concurrent.futures.TimeoutError:
+            with self._lock:
+                if self.pending is pending:
+                    self.pending = None
+            if pending.future.done() and pending.future.exception() is None:
+                return pending.future.result()  # answered right at the deadline
+            if pending.future.done():
+                exc = pending.future.exception()
+                assert isinstance(exc, BotFailure)
+                raise self._fail(exc.kind, exc.reason) from None
+            if limit_s is not None and limit_s <= stall_s:
+                ms = table.move_ms or 0
+                reason = f"no move within {ms:.0f} ms (+{table.margin_ms:.0f} ms margin)"
+                raise self._fail("timeout", reason) from None
+            raise self._fail(
+                "stall", f"connected but silent for {stall_s:.1f} s with a turn pending"
+            ) from None
+        except BotFailure as exc:
+            raise self._fail(exc.kind, exc.reason) from None
+
+    def wait_joined(self, deadline: float) -> bool:
+        """Wait (until the monotonic ``deadline``) for the first Join; False if none came."""
+        with self._lock:
+            while not self.ever_joined and self.gone is None and not self.table.aborting:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._wake.wait(left)
+            return self.ever_joined
+
+    def _wait_connected(self) -> Outbox:
+        table = self.table
+        deadline = table.created + table.join_timeout_s
+        with self._lock:
+            while True:
+                if self.outbox is not None and not self.outbox.closed:
+                    return self.outbox
+                if self.gone is not None:
+                    reason = self.gone
+                elif table.aborting:
+                    reason = f"match aborted: {table.abort_reason}"
+                elif self.ever_joined:
+                    reason = self._disconnected_reason_locked()
+                else:
+                    left = deadline - time.monotonic()
+                    if left > 0:
+                        self._wake.wait(left)
+                        continue
+                    reason = f"the bot did not join within {table.join_timeout_s:.0f} s"
+                break
+        raise self._fail("disconnect", reason)
+
+    def _disconnected_reason_locked(self) -> str:
+        return f"seat {self.seat} is not connected (its stream closed)"
+
+    def _disconnected_reason(self) -> str:
+        with self._lock:
+            return self.gone or self._disconnected_reason_locked()
+
+    def _fail(self, kind: str, reason: str) -> BotFailure:
+        """Record the consequences of a failure and return the BotFailure to raise."""
+        if kind == "disconnect" and self.disconnect_detail is not None:
+            detail = self.disconnect_detail()
+            if detail:
+                reason = f"{reason}; {detail}"
+        forfeit = self.table.policy == "forfeit"
+        if forfeit:
+            self.forfeited = True
+        if kind in ("timeout", "stall"):
+            with self._lock:
+                outbox = self.outbox
+            if outbox is not None:
+                suffix = f"; seat {self.seat} forfeits" if forfeit else "; a random move is played"
+                outbox.send(
+                    error_message(
+                        pb.ERROR_CODE_DEADLINE_EXCEEDED, reason + suffix, self.last_issued, forfeit
+                    )
+                )
+        if self.on_failure is not None:
+            self.on_failure(kind, reason)
+        return BotFailure(kind, reason)
+
+    def wake(self) -> None:
+        """Wake a waiting ``choose`` (the table is aborting): it fails with ``disconnect``."""
+        with self._lock:
+            pending, self.pending = self.pending, None
+            self._wake.notify_all()
+        if pending is not None and not pending.future.done():
+            reason = f"match aborted: {self.table.abort_reason}"
+            pending.future.set_exception(BotFailure("disconnect", reason))

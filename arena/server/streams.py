@@ -1,0 +1,113 @@
+"""The server side of one open stream: an outbound queue fed from any thread.
+
+A Play or Watch handler (a coroutine on the server's event loop) drains its stream's
+queue; match threads push messages into it with :meth:`Outbox.send`, which is
+thread-safe. :meth:`Outbox.close` ends the stream after the queued messages, with OK or
+with an error status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+
+class StreamError(Exception):
+    """A problem that ends a stream with a gRPC status code and a message."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Close:
+    """Queue marker: end the stream (``code`` None: status OK)."""
+
+    code: grpc.StatusCode | None = None
+    message: str = ""
+
+
+class Outbox:
+    """The outbound side of a stream; ``send`` and ``close`` may be called from any thread."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, maxsize: int = 0) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(maxsize)
+        self.closed = False
+        self.close_reason = ""
+
+    def _in_loop(self) -> bool:
+        try:
+            return asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            return False
+
+    def send(self, message: Any) -> None:
+        if self.closed:
+            return
+        if self._in_loop():
+            self._put(message)
+        else:
+            self.loop.call_soon_threadsafe(self._put, message)
+
+    def close(self, code: grpc.StatusCode | None = None, message: str = "") -> None:
+        """End the stream after what is queued (an error status skips the queue)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = message or "closed by the server"
+        marker = Close(code, message)
+        if self._in_loop():
+            self._put_marker(marker)
+        else:
+            self.loop.call_soon_threadsafe(self._put_marker, marker)
+
+    def _put(self, message: Any) -> None:
+        # No `closed` check: a message sent before close() is delivered before the marker.
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            if self.closed:
+                return
+            self.closed = True
+            self.close_reason = "the receiver is too slow (outbound queue full)"
+            self._put_marker(
+                Close(grpc.StatusCode.RESOURCE_EXHAUSTED, "too slow: the outbound queue is full")
+            )
+
+    def _put_marker(self, marker: Close) -> None:
+        # A marker must get through even when the queue is full: drop what is queued.
+        if marker.code is not None or self.queue.full():
+            while not self.queue.empty():
+                self.queue.get_nowait()
+        self.queue.put_nowait(marker)
+
+
+class TokenBucket:
+    """Rate limit: ``rate`` tokens per second, at most ``burst`` saved up.
+
+    >>> bucket = TokenBucket(rate=0.0, burst=2)
+    >>> [bucket.take() for _ in range(3)]
+    [True, True, False]
+    """
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False

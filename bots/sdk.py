@@ -1,0 +1,338 @@
+"""The Python bot SDK: write one class with one method, run it with one call.
+
+::
+
+    from bots import sdk
+
+    class MyBot:
+        name = "mybot"          # optional: reported to the server
+        version = "1"           # optional
+
+        def choose(self, observation, legal, clock):
+            # observation: dict, exactly the engine's observation(seat) JSON
+            # legal: list of sdk.LegalMove (index, text, action JSON)
+            # clock: sdk.Clock (time_limit_ms, remaining_ms())
+            return 0            # an index, a LegalMove, or an action JSON dict
+
+    if __name__ == "__main__":
+        sdk.main(MyBot())       # --address/--credential or MENAGERIE_ADDRESS/_CREDENTIAL
+
+or ``sdk.run(MyBot(), "127.0.0.1:50051", credential)`` which returns the
+:class:`GameResult`. Optional hooks: ``on_start(info: MatchInfo)``,
+``on_error(code: str, message: str)`` (in-stream errors, e.g. an illegal move) and
+``on_game_over(result: GameResult)``.
+
+Command bots (``cmd:<command line>`` in ``arena play`` and tournaments) are started by
+the arena with ``--address HOST:PORT --credential SECRET`` appended and the same values
+in the environment variables ``MENAGERIE_ADDRESS`` and ``MENAGERIE_CREDENTIAL``; they
+should log to stderr (the arena keeps its last 4 KB in the record) and exit after the
+game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import grpc
+from menagerie.v1 import game_service_pb2 as pb
+from menagerie.v1 import game_service_pb2_grpc as pb_grpc
+
+from bots.wire import (
+    JSON,
+    WireError,
+    action_to_proto,
+    game_action_from_proto,
+    observation_from_proto,
+)
+
+ADDRESS_ENV = "MENAGERIE_ADDRESS"
+CREDENTIAL_ENV = "MENAGERIE_CREDENTIAL"
+
+
+class SdkError(RuntimeError):
+    """The server ended the stream with an error status (``code``, ``details``)."""
+
+    def __init__(self, code: str, details: str) -> None:
+        super().__init__(f"{code}: {details}")
+        self.code = code
+        self.details = details
+
+
+class LegalMove:
+    """One legal action: its index, short text and (decoded on first use) action JSON."""
+
+    __slots__ = ("_action", "_game", "_msg", "index", "text")
+
+    def __init__(self, index: int, text: str, game: str, msg: Any) -> None:
+        self.index = index
+        self.text = text
+        self._game = game
+        self._msg = msg
+        self._action: dict[str, JSON] | None = None
+
+    @property
+    def action(self) -> dict[str, JSON]:
+        """The action as JSON (``{"kind": ..., ...}``, as in the game's spec)."""
+        if self._action is None:
+            self._action = game_action_from_proto(self._game, getattr(self._msg, self._game))
+        return self._action
+
+    def __repr__(self) -> str:
+        return f"LegalMove({self.index}, {self.text!r})"
+
+
+@dataclass
+class Clock:
+    """The move clock of one turn (measured from when the Turn arrived)."""
+
+    time_limit_ms: float | None
+    received_at: float = field(default_factory=time.monotonic)
+
+    def elapsed_ms(self) -> float:
+        return (time.monotonic() - self.received_at) * 1000
+
+    def remaining_ms(self) -> float | None:
+        """Milliseconds left for this move (None: no move clock)."""
+        if self.time_limit_ms is None:
+            return None
+        return self.time_limit_ms - self.elapsed_ms()
+
+
+@dataclass
+class MatchInfo:
+    """What MatchStart says: the game, options, players and this bot's seat."""
+
+    match_id: str
+    game: str
+    game_version: int
+    options: dict[str, JSON]
+    num_players: int
+    seat: int
+    players: list[dict[str, JSON]]
+    time_limit_ms: float | None
+    on_failure: str
+    seed: int
+
+
+@dataclass
+class GameResult:
+    """What GameOver says (``status`` is ``finished`` or ``aborted``)."""
+
+    match_id: str
+    seat: int
+    status: str
+    reason: str
+    scores: list[float]
+    breakdown: list[dict[str, float]]
+    ranks: list[int]
+    standing_ranks: list[int]
+    forfeited: list[int]
+    events: list[dict[str, JSON]]
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def rank(self) -> int | None:
+        """This seat's rank after forfeits (None if the match was aborted)."""
+        return self.standing_ranks[self.seat] if self.standing_ranks else None
+
+
+class Bot(Protocol):
+    """What ``run`` needs: one method (the hooks are optional)."""
+
+    def choose(self, observation: dict[str, JSON], legal: list[LegalMove], clock: Clock) -> Any: ...
+
+
+def run(
+    bot: Bot,
+    address: str,
+    credential: str,
+    *,
+    name: str | None = None,
+    version: str | None = None,
+    connect_timeout_s: float = 30.0,
+) -> GameResult:
+    """Play one seat of one match with ``bot``; returns when the game is over."""
+    channel = grpc.insecure_channel(
+        address, options=[("grpc.max_receive_message_length", 64 << 20)]
+    )
+    try:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=connect_timeout_s)
+        except grpc.FutureTimeoutError:
+            raise SdkError("UNAVAILABLE", f"cannot connect to {address}") from None
+        return _play(bot, pb_grpc.GameServiceStub(channel), credential, name, version)
+    finally:
+        channel.close()
+
+
+def _play(
+    bot: Bot, stub: pb_grpc.GameServiceStub, credential: str, name: str | None, version: str | None
+) -> GameResult:
+    outgoing: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
+    outgoing.put(
+        pb.PlayRequest(
+            join=pb.Join(
+                credential=credential,
+                bot_name=name or str(getattr(bot, "name", type(bot).__name__)),
+                bot_version=version or str(getattr(bot, "version", "")),
+            )
+        )
+    )
+
+    def requests() -> Iterator[pb.PlayRequest]:
+        while True:
+            item = outgoing.get()
+            if item is None:
+                return
+            yield item
+
+    info: MatchInfo | None = None
+    errors: list[tuple[str, str]] = []
+    responses = stub.Play(requests())
+    try:
+        for response in responses:
+            kind = response.WhichOneof("message")
+            if kind == "turn":
+                assert info is not None
+                outgoing.put(_answer(bot, info.game, response.turn))
+            elif kind == "match_start":
+                info = _match_info(response.match_start)
+                if hasattr(bot, "on_start"):
+                    bot.on_start(info)
+            elif kind == "error":
+                code = pb.ErrorCode.Name(response.error.code).removeprefix("ERROR_CODE_")
+                errors.append((code, response.error.message))
+                if hasattr(bot, "on_error"):
+                    bot.on_error(code, response.error.message)
+                else:
+                    print(f"server: {code}: {response.error.message}", file=sys.stderr)
+            elif kind == "game_over":
+                outgoing.put(None)
+                result = _result(response.game_over, info, errors)
+                if hasattr(bot, "on_game_over"):
+                    bot.on_game_over(result)
+                return result
+    except grpc.RpcError as exc:
+        outgoing.put(None)
+        raise SdkError(exc.code().name, exc.details() or "") from None
+    finally:
+        outgoing.put(None)
+    raise SdkError("UNKNOWN", "the server ended the stream without GameOver")
+
+
+def _answer(bot: Bot, game: str, turn: pb.Turn) -> pb.PlayRequest:
+    clock = Clock(float(turn.time_limit_ms) if turn.time_limit_ms else None)
+    _, observation = observation_from_proto(turn.observation)
+    legal = [LegalMove(la.index, la.text, game, la.action) for la in turn.legal_actions]
+    choice = bot.choose(observation, legal, clock)
+    move = pb.Move(sequence=turn.sequence)
+    if isinstance(choice, LegalMove):
+        move.index = choice.index
+    elif isinstance(choice, int) and not isinstance(choice, bool):
+        move.index = choice
+    elif isinstance(choice, pb.Action):
+        move.action.CopyFrom(choice)
+    elif isinstance(choice, dict):
+        try:
+            move.action.CopyFrom(action_to_proto(game, choice))
+        except WireError as exc:
+            raise TypeError(
+                f"choose() returned an action that does not fit {game}: {exc}"
+            ) from None
+    else:
+        raise TypeError(
+            f"choose() must return an index, a LegalMove or an action dict, not {choice!r}"
+        )
+    return pb.PlayRequest(move=move)
+
+
+def _match_info(start: pb.MatchStart) -> MatchInfo:
+    return MatchInfo(
+        match_id=start.match_id,
+        game=start.game,
+        game_version=start.game_version,
+        options=json.loads(start.options_json or "{}"),
+        num_players=start.num_players,
+        seat=start.seat,
+        players=[{"seat": p.seat, "name": p.name, "remote": p.remote} for p in start.players],
+        time_limit_ms=float(start.time_limit_ms) if start.time_limit_ms else None,
+        on_failure="random" if start.on_failure == pb.FAILURE_POLICY_RANDOM else "forfeit",
+        seed=start.seed,
+    )
+
+
+def _result(over: pb.GameOver, info: MatchInfo | None, errors: list[tuple[str, str]]) -> GameResult:
+    return GameResult(
+        match_id=over.match_id,
+        seat=info.seat if info is not None else -1,
+        status="finished" if over.status == pb.MATCH_STATUS_FINISHED else "aborted",
+        reason=over.reason,
+        scores=list(over.scores),
+        breakdown=[dict(b.points) for b in over.breakdown],
+        ranks=list(over.ranks),
+        standing_ranks=list(over.standing_ranks),
+        forfeited=list(over.forfeited),
+        events=[
+            {"step": e.step, "seat": e.seat, "kind": e.kind, "reason": e.reason}
+            for e in over.events
+        ],
+        errors=errors,
+    )
+
+
+def add_connection_args(parser: argparse.ArgumentParser) -> None:
+    """Add ``--address`` and ``--credential`` (defaults from the environment)."""
+    parser.add_argument(
+        "--address",
+        default=os.environ.get(ADDRESS_ENV),
+        help=f"game server HOST:PORT (default: ${ADDRESS_ENV})",
+    )
+    parser.add_argument(
+        "--credential",
+        default=os.environ.get(CREDENTIAL_ENV),
+        help=f"seat credential (default: ${CREDENTIAL_ENV})",
+    )
+
+
+def main(bot: Bot, argv: list[str] | None = None) -> None:
+    """Run ``bot`` as a command bot: parse the connection flags, play, exit."""
+    parser = argparse.ArgumentParser(description=f"Menagerie bot {getattr(bot, 'name', '')}")
+    add_connection_args(parser)
+    args, _unknown = parser.parse_known_args(argv)
+    serve(bot, args)
+
+
+def serve(bot: Bot, args: argparse.Namespace) -> None:
+    """Play with parsed connection flags; errors print one line and exit with status 1."""
+    if not args.address or not args.credential:
+        print(
+            f"error: --address and --credential (or ${ADDRESS_ENV}/${CREDENTIAL_ENV}) are needed",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    try:
+        run(bot, args.address, args.credential)
+    except SdkError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+__all__ = [
+    "Clock",
+    "GameResult",
+    "LegalMove",
+    "MatchInfo",
+    "SdkError",
+    "add_connection_args",
+    "main",
+    "run",
+    "serve",
+]

@@ -1,0 +1,107 @@
+"""The command line: ``arena serve``, ``arena play`` with a command bot, ``arena bench grpc``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from menagerie.v1 import game_service_pb2 as pb
+from menagerie.v1 import game_service_pb2_grpc as pb_grpc
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ARENA, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO, check=False
+    )
+
+
+def test_serve_plays_matches_and_shuts_down_gracefully(tmp_path: Path) -> None:
+    records = tmp_path / "records.jsonl"
+    proc = subprocess.Popen(
+        [*ARENA, "serve", "--port", "0", "--records", str(records), "--grace", "5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("serving menagerie.v1.GameService on 127.0.0.1:"), line
+        address = line.split(" on ")[1].split()[0]
+        with grpc.insecure_channel(address) as channel:
+            health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+            assert health.status == health_pb2.HealthCheckResponse.SERVING
+            created = pb_grpc.GameServiceStub(channel).CreateMatch(
+                pb.CreateMatchRequest(game="zooloretto_mini", num_players=2, seed=4)
+            )
+        bots = [
+            subprocess.Popen(
+                [sys.executable, "-m", "bots.random_client", "--seed", str(s.seat)],
+                env={
+                    **os.environ,
+                    "MENAGERIE_ADDRESS": address,
+                    "MENAGERIE_CREDENTIAL": s.credential,
+                },
+                cwd=REPO,
+            )
+            for s in created.seats
+        ]
+        for bot in bots:
+            assert bot.wait(60) == 0
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "stopped; 0 match(es) aborted" in out
+    (record,) = [json.loads(x) for x in records.read_text().splitlines()]
+    assert record["match_id"] == created.match_id and record["events"] == []
+    verify = run("verify", str(records))
+    assert verify.returncode == 0 and "1 of 1 record(s) verified" in verify.stdout
+
+
+def test_serve_bad_port_is_a_user_error() -> None:
+    done = run("serve", "--port", "99999")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: --port must be 0-65535, got 99999"
+
+
+def test_play_with_a_command_bot(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    done = run(
+        "play", "panorama", "--bots", "random,cmd:python -m bots.random_client --seed 1",
+        "--seed", "3", "--move-ms", "5000", "--record", str(record),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "cmd:python -m bots.random_client --seed 1" in done.stdout
+    data = json.loads(record.read_text())
+    assert data["events"] == [] and data["players"][1]["version"] == "1"
+
+
+def test_play_with_a_missing_program_is_a_user_error() -> None:
+    done = run("play", "dziobaki", "--bots", "random,cmd:/no/such/bot")
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("error: 'cmd:/no/such/bot': cannot start '/no/such/bot'")
+
+
+def test_bench_grpc_json() -> None:
+    done = run(
+        "bench", "grpc", "--json", "--moves", "100", "--matches", "4", "--seconds", "1",
+        "--think-ms", "20",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ping_pong"]["n"] == 100 and report["move_exchange"]["n"] == 100
+    assert report["ratio_median"] > 0 and report["load"]["matches"] == 4
+    assert report["load"]["n"] > 0
