@@ -1,33 +1,87 @@
-"""``make demo``: a few complete games between the reference bots, records verified.
+"""``make demo``: a small round-robin tournament on every registered game.
 
-Plays every registered game between random bots with fixed seeds, shows the first
-Zooloretto Mini game step by step, writes each record to ``demo-out/`` and verifies it.
+The reference bots (random, and greedy and ismcts with small budgets when they exist)
+play a round robin of 2-player games on each game, on a local Ray with 2 workers, every
+game journaled in ``demo-out/`` and tracked in the MLflow SQLite store ``mlflow.db``.
+Then the leaderboards are printed, a few records are replayed and verified, and the
+commands to look further are shown (MLflow UI, ``arena ratings``, ``arena replay``).
+Running it again resumes: games already in the journals are not played again (delete
+``demo-out/`` to start over).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from arena.play import play_one
-from arena.records import read_records, verify_record
+from arena.config import load_config
+from arena.journal import read_journal
+from arena.ray_runner import ray_session
+from arena.records import verify_record
+from arena.tournament import TournamentResult, run_tournament
+from bots.registry import BUILTIN
 from engine import GAMES
 
 OUT = Path("demo-out")
+ROUNDS = 3
+WORKERS = 2
+
+
+def demo_bots() -> list[str]:
+    bots = ["random"]
+    if "greedy" in BUILTIN:
+        bots.append("greedy")
+    if "ismcts" in BUILTIN:
+        bots.append("ismcts:iterations=24")
+    while len(bots) < 3:
+        bots.append("random")
+    return bots
 
 
 def main() -> None:
-    OUT.mkdir(exist_ok=True)
-    for i, game in enumerate(GAMES.values()):
-        for seed in (1, 2, 3):
-            n = min(max(game.min_players, 3), game.max_players)
-            path = OUT / f"{game.id}-seed{seed}.json"
-            show = "spectator" if i == 0 and seed == 1 else None
-            play_one(game.id, "random", n, seed, {}, path, show, None, "forfeit")
-            for rec in read_records(path):
-                verified = verify_record(rec)
-                print(f"verify {path}: {'ok' if verified.ok else verified.problem}")
+    bots = demo_bots()
+    results: list[TournamentResult] = []
+    print(f"demo: a round robin of {', '.join(bots)} on {len(GAMES)} games, {ROUNDS} rounds")
+    with ray_session(WORKERS) as where:
+        print(f"on {where}\n")
+        for game in GAMES.values():
+            players = 2 if game.min_players <= 2 <= game.max_players else game.min_players
+            cfg = load_config(
+                None,
+                {
+                    "game": game.id,
+                    "bots": bots,
+                    "players": players,
+                    "rounds": ROUNDS,
+                    "seed": 1,
+                    "workers": WORKERS,
+                    "name": f"demo-{game.id}",
+                    "experiment": "menagerie-demo",
+                    "out": str(OUT / "tournaments" / f"demo-{game.id}"),
+                },
+            )
+            results.append(run_tournament(cfg))
             print()
-    print(f"records are in {OUT}/; replay one with: .venv/bin/arena verify {OUT}/*.json")
+    checked = bad = 0
+    for res in results:
+        for i, record in enumerate(read_journal(res.out_dir / "journal.jsonl")):
+            if i >= 3:
+                break
+            checked += 1
+            bad += not verify_record(record).ok
+    print(f"replayed {checked} records: {checked - bad} verified, {bad} failed")
+    print(f"\nthe tournaments are in {OUT}/tournaments/; to look further:")
+    print("  mlflow ui --backend-store-uri sqlite:///mlflow.db    # then http://127.0.0.1:5000")
+    print("      (experiment 'menagerie-demo': one run per game, metrics elo/*, artifacts)")
+    if results:
+        first = results[0]
+        game_id = next(iter(read_journal(first.out_dir / "journal.jsonl")))["game_id"]
+        print(f"  .venv/bin/arena verify {first.out_dir}/journal.jsonl")
+        print(f"  .venv/bin/arena ratings {first.out_dir}")
+        print(f"  .venv/bin/arena replay {first.out_dir} {game_id[:8]}")
+        if first.run_id:
+            print(f"  .venv/bin/arena ratings {first.run_id}          # from the MLflow run")
+            print(f"  .venv/bin/arena replay {first.run_id} {game_id[:8]} --html replay.html")
+        print(f"  open {first.out_dir}/replays/*.html   # HTML replays of a few games")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,252 @@
+"""The tournament journal: every finished game, durably, exactly once.
+
+An append-only JSONL file (one game record per line). The driver hands the records of
+a finished batch to a writer thread that writes, flushes and ``os.fsync``s them (one
+fsync for whatever queued up meanwhile), and the games count only once that is done, so whatever the
+journal holds survives a crash of the driver, a worker or the machine. Each game id
+appears once: a record whose id is already there is skipped (a retried task or a
+resumed run may deliver a game twice; the second copy is harmless).
+
+Opening a journal repairs a torn last line (a driver killed in the middle of a write):
+the partial line is cut off, and that game is simply played again. A bad line in the
+middle (which this module never writes) is skipped with a warning. An exclusive lock
+keeps two drivers from writing the same journal.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from arena.errors import UserError
+
+
+class JournalLocked(UserError):
+    """Another driver holds the journal."""
+
+
+class Journal:
+    """An open journal: the ids it holds and the byte range of every record."""
+
+    def __init__(self, path: Path, on_record: Callable[[dict[str, Any]], None] | None = None):
+        self.path = path
+        self.ids: set[str] = set()
+        self._starts = array("q")
+        self._ends = array("q")
+        self.repaired_bytes = 0
+        self.bad_lines = 0
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[bytes] = open(path, "a+b")  # noqa: SIM115 - held open until close()
+        try:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._fh.close()
+            raise JournalLocked(
+                f"{path} is in use by another tournament driver (wait for it or stop it)"
+            ) from None
+        self._load(on_record)
+        self._end_pos = self._fh.tell()
+        self.durable = len(self)
+        """How many records are on disk (fsynced); :meth:`lines` may read that many."""
+        self.writer_seconds = 0.0
+        self._queue: queue.SimpleQueue[tuple[bytes, int, Any, list[int]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._done: queue.SimpleQueue[tuple[Any, list[int]]] = queue.SimpleQueue()
+        self._pending = 0
+        self._thread: threading.Thread | None = None
+        self._error: OSError | None = None
+
+    # -- reading -----------------------------------------------------------------
+
+    def _load(self, on_record: Callable[[dict[str, Any]], None] | None) -> None:
+        fh = self._fh
+        fh.seek(0)
+        offset = 0
+        good_end = 0
+        for raw in fh:
+            start, offset = offset, offset + len(raw)
+            if not raw.endswith(b"\n"):
+                break  # torn last line: repaired below
+            try:
+                record = json.loads(raw)
+                game_id = record["game_id"]
+            except (ValueError, KeyError, TypeError):
+                self.bad_lines += 1
+                print(
+                    f"warning: {self.path}: skipping a corrupt line at byte {start}",
+                    file=sys.stderr,
+                )
+                good_end = offset
+                continue
+            good_end = offset
+            if game_id in self.ids:
+                continue
+            self.ids.add(game_id)
+            self._starts.append(start)
+            self._ends.append(offset)
+            if on_record is not None:
+                on_record(record)
+        size = fh.seek(0, os.SEEK_END)
+        if size > good_end:
+            # a torn last line (or garbage after the last newline): cut it off
+            self.repaired_bytes = size - good_end
+            fh.truncate(good_end)
+            fh.flush()
+            os.fsync(fh.fileno())
+            print(
+                f"warning: {self.path}: repaired a torn last line ({self.repaired_bytes} bytes "
+                "cut; that game will be played again)",
+                file=sys.stderr,
+            )
+        fh.seek(0, os.SEEK_END)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self.ids
+
+    def lines(self, start: int, stop: int) -> list[bytes]:
+        """Records ``start..stop-1`` (in journal order) as raw JSONL lines."""
+        out = []
+        with open(self.path, "rb") as fh:
+            for i in range(start, min(stop, len(self))):
+                fh.seek(self._starts[i])
+                out.append(fh.read(self._ends[i] - self._starts[i]))
+        return out
+
+    def records(self, start: int = 0) -> Iterator[dict[str, Any]]:
+        for i in range(start, len(self), 1000):
+            for line in self.lines(i, i + 1000):
+                yield json.loads(line)
+
+    # -- writing -----------------------------------------------------------------
+
+    def _stage(self, items: Iterable[tuple[str, str]]) -> tuple[list[int], bytes]:
+        """Reserve the place of new records (duplicates skipped): (positions, bytes)."""
+        chunks: list[bytes] = []
+        accepted: list[int] = []
+        pos = self._end_pos
+        for i, (game_id, line) in enumerate(items):
+            if game_id in self.ids:
+                continue
+            data = line.encode() if line.endswith("\n") else (line + "\n").encode()
+            self.ids.add(game_id)
+            self._starts.append(pos)
+            pos += len(data)
+            self._ends.append(pos)
+            chunks.append(data)
+            accepted.append(i)
+        self._end_pos = pos
+        return accepted, b"".join(chunks)
+
+    def append(self, items: Iterable[tuple[str, str]]) -> list[int]:
+        """Append ``(game_id, JSONL line)`` pairs durably (written and fsynced when this
+        returns); returns the positions of the ones written (duplicates of ids already
+        in the journal are skipped)."""
+        token = object()
+        self.append_async(items, token)
+        for done, accepted in self.completed(wait=True):
+            if done is token:
+                return accepted
+        raise AssertionError("journal write lost")  # pragma: no cover
+
+    def append_async(self, items: Iterable[tuple[str, str]], token: Any) -> None:
+        """Queue an append for the writer thread; ``(token, positions written)`` comes
+        out of :meth:`completed` once the records are on disk (fsynced), and only then
+        do they count (:attr:`durable`). Records keep the order of the calls."""
+        accepted, blob = self._stage(items)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._writer, name="journal", daemon=True)
+            self._thread.start()
+        self._pending += 1
+        self._queue.put((blob, len(self), token, accepted))
+
+    def completed(self, wait: bool = False) -> list[tuple[Any, list[int]]]:
+        """Appends that are durable now, in order; ``wait``: all queued ones."""
+        out: list[tuple[Any, list[int]]] = []
+        while self._pending:
+            if self._error is not None:
+                raise OSError(f"cannot write {self.path}: {self._error}") from self._error
+            try:
+                item = self._done.get(block=wait, timeout=0.5 if wait else None)
+            except queue.Empty:
+                if wait:
+                    continue
+                break
+            self._pending -= 1
+            out.append(item)
+        if self._error is not None and self._pending:
+            raise OSError(f"cannot write {self.path}: {self._error}") from self._error
+        return out
+
+    def _writer(self) -> None:
+        """Writes queued appends; one fsync for whatever queued up meanwhile."""
+        while True:
+            batch = [self._queue.get()]
+            while True:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            stop = any(item is None for item in batch)
+            work = [item for item in batch if item is not None]
+            if work:
+                t0 = time.perf_counter()
+                try:
+                    self._fh.write(b"".join(blob for blob, _, _, _ in work))
+                    self._fh.flush()
+                    os.fsync(self._fh.fileno())
+                except OSError as exc:
+                    self._error = exc
+                    return
+                self.writer_seconds += time.perf_counter() - t0
+                self.durable = work[-1][1]
+                for _, _, token, accepted in work:
+                    self._done.put((token, accepted))
+            if stop:
+                return
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        if not self._fh.closed:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_journal(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of a journal file (read-only: no lock, no repair; a torn or corrupt
+    line is skipped; duplicates are dropped)."""
+    seen: set[str] = set()
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break
+            try:
+                record = json.loads(raw)
+                game_id = record["game_id"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            if game_id in seen:
+                continue
+            seen.add(game_id)
+            yield record

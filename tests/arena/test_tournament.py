@@ -1,0 +1,332 @@
+"""Tournaments on a real local Ray with a real MLflow store (no mocks).
+
+One Ray session serves the whole test run (``ray_cluster`` in tests/conftest.py);
+each test has its own SQLite MLflow store and output dir in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.cli_tournament import load_records
+from arena.config import TournamentConfig, load_config
+from arena.journal import read_journal
+from arena.records import verify_record
+from arena.schedule import Schedule
+from arena.tournament import run_tournament
+from tests.arena.helpers import pick_game
+
+GAME = pick_game()
+REPO = Path(__file__).resolve().parents[2]
+FIRST = "py:tests.arena.helpers:FirstBot"
+CRASH = "py:tests.arena.helpers:CrashBot"
+
+pytestmark = pytest.mark.usefixtures("ray_cluster")
+
+
+def config(tmp_path: Path, bots: list[str], **kw: Any) -> TournamentConfig:
+    overrides: dict[str, Any] = {
+        "game": GAME,
+        "bots": bots,
+        "seed": 3,
+        "workers": 2,
+        "tracking_uri": f"sqlite:///{tmp_path / 'mlflow.db'}",
+        "experiment": "arena-tests",
+        "out": str(tmp_path / "out"),
+    }
+    overrides.update(kw)
+    return load_config(None, overrides)
+
+
+def scheduled_ids(cfg: TournamentConfig) -> set[str]:
+    roster = [(e.name, e.spec) for e in cfg.roster]
+    return {
+        g.game_id
+        for g in Schedule(cfg.tournament_id, roster, cfg.num_players, cfg.rounds, cfg.seed)
+    }
+
+
+def journal_ids(out: Path) -> list[str]:
+    return [r["game_id"] for r in read_journal(out / "journal.jsonl")]
+
+
+def run_records(uri: str, run_id: str) -> list[dict[str, Any]]:
+    records, _ = load_records(run_id, uri)
+    return records
+
+
+def results_by_game(records: list[dict[str, Any]]) -> dict[str, Any]:
+    return {r["game_id"]: (r["result"], r["standing"], r["digest"]) for r in records}
+
+
+def test_a_tournament_is_one_mlflow_run_with_every_game_exactly_once(tmp_path: Path) -> None:
+    from mlflow import MlflowClient
+
+    cfg = config(tmp_path, ["random", FIRST, CRASH], rounds=3, batch_size=3)
+    result = run_tournament(cfg, quiet=True)
+    total = 3 * 3 * 2
+    assert (result.total, result.played, result.lost, result.complete) == (total, total, [], True)
+    assert result.tracked and result.run_id
+
+    client = MlflowClient(tracking_uri=cfg.tracking_uri)
+    run = client.get_run(result.run_id)
+    params = run.data.params
+    assert params["game"] == GAME and params["rounds"] == "3" and params["players"] == "2"
+    assert (
+        params["roster.random"] == "random"
+        and params["roster.py_tests.arena.helpers_CrashBot"] == CRASH
+    )
+    tags = run.data.tags
+    assert tags["game"] == GAME and tags["format"] == "menagerie.record/1" and tags["code_version"]
+    assert run.info.status == "FINISHED"
+    names = [e.name for e in cfg.roster]
+    for name in names:
+        history = client.get_metric_history(result.run_id, f"elo/{name}")
+        assert history and history[-1].step == total
+        assert client.get_metric_history(result.run_id, f"score/{name}")[-1].step == total
+    artifacts = {a.path for a in client.list_artifacts(result.run_id)}
+    assert {
+        "records",
+        "leaderboard.csv",
+        "leaderboard.md",
+        "leaderboard.html",
+        "ratings.json",
+        "elo.png",
+        "config.yaml",
+        "replays",
+    } <= artifacts
+    replays = [a.path for a in client.list_artifacts(result.run_id, "replays")]
+    assert replays and all(p.endswith(".html") for p in replays)
+    assert run.info.artifact_uri.startswith((tmp_path / "mlartifacts").as_uri())
+
+    records = run_records(cfg.tracking_uri or "", result.run_id)
+    ids = [r["game_id"] for r in records]
+    assert len(ids) == len(set(ids)) == total and set(ids) == scheduled_ids(cfg)
+    assert all(verify_record(r).ok for r in records[:6])
+    rows = {r.name: r for r in result.rows}
+    crash = rows["py_tests.arena.helpers_CrashBot"]
+    assert crash.failures == {"crash": 12, "forfeit": 12} and crash.win_rate == 0.0
+    assert rows["random"].failures == {}
+    ratings = json.loads((tmp_path / "out" / "ratings.json").read_text())
+    assert ratings["games"] == total and ratings["complete"]
+
+    # the same config again: nothing to play, nothing uploaded twice
+    again = run_tournament(cfg, quiet=True)
+    assert (again.already, again.played, again.run_id) == (total, 0, result.run_id)
+    assert len(run_records(cfg.tracking_uri or "", result.run_id)) == total
+    # one more round: only the new games are played
+    more = run_tournament(config(tmp_path, ["random", FIRST, CRASH], rounds=4), quiet=True)
+    assert (more.already, more.played) == (total, 6)
+    assert len(run_records(cfg.tracking_uri or "", result.run_id)) == total + 6
+
+
+def test_a_killed_worker_loses_no_game_and_duplicates_none(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    pid_a = f"py:tests.arena.helpers:PidBot:dir={pids},ms=1"
+    pid_b = f"py:tests.arena.helpers:PidBot:dir={pids},ms=2"
+    # every game has a PidBot: 2 rotations x (2 + 1 + 1) PidBots a round
+    cfg = config(tmp_path, [pid_a, pid_b, FIRST], rounds=4, batch_size=2, tracking=False)
+    killed: list[int] = []
+
+    def kill_a_busy_worker(done: int) -> None:
+        if killed or done < 6:
+            return
+        (pids / "hold").touch()  # the next PidBot decision waits, in the middle of a task
+        deadline = time.monotonic() + 30
+        try:
+            while not killed and time.monotonic() < deadline:
+                busy = [p for p in pids.iterdir() if p.name.startswith("busy-")]
+                if busy:
+                    pid = int(busy[0].name.removeprefix("busy-"))
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                time.sleep(0.01)
+        finally:
+            (pids / "hold").unlink()
+
+    result = run_tournament(cfg, quiet=True, on_progress=kill_a_busy_worker)
+    assert killed, "no busy worker was found to kill"
+    with pytest.raises(ProcessLookupError):
+        os.kill(killed[0], 0)
+    ids = journal_ids(tmp_path / "out")
+    assert len(ids) == len(set(ids)) == result.total == 24
+    assert set(ids) == scheduled_ids(cfg) and result.lost == []
+    # the killed worker's task was played again: more PidBots built than scheduled (32)
+    built = (pids / "games.log").read_text().split()
+    assert len([p for p in built if int(p) != os.getpid()]) > 32
+
+
+def test_a_killed_driver_resumes_with_only_the_missing_games(
+    tmp_path: Path, ray_cluster: str
+) -> None:
+    slow = "py:tests.arena.helpers:SlowRandom:ms=0.3"
+    bots = ["random", slow, FIRST]
+    cmd = [
+        sys.executable, "-m", "arena.cli", "tournament", "--game", GAME, "--bots", ",".join(bots),
+        "--rounds", "8", "--seed", "3", "--batch-size", "1", "--no-tracking", "--no-progress",
+        "--name", "resume", "--out", str(tmp_path / "out"),
+    ]  # fmt: skip
+    env = {**os.environ, "RAY_ADDRESS": ray_cluster, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    journal = tmp_path / "out" / "journal.jsonl"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists() and journal.read_bytes().count(b"\n") >= 10:
+            proc.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.01)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode() if proc.stderr else ""
+    before = len(journal_ids(tmp_path / "out"))
+    total = 3 * 2 * 8
+    assert 10 <= before < total
+
+    cfg = config(tmp_path, bots, rounds=8, name="resume", tracking=False, batch_size=1)
+    resumed = run_tournament(cfg, quiet=True)
+    assert (resumed.already, resumed.played) == (before, total - before)
+    ids = journal_ids(tmp_path / "out")
+    assert len(ids) == len(set(ids)) == total and set(ids) == scheduled_ids(cfg)
+
+    straight_cfg = config(
+        tmp_path, bots, rounds=8, name="resume", tracking=False, out=str(tmp_path / "straight")
+    )
+    assert straight_cfg.tournament_id == cfg.tournament_id
+    straight = run_tournament(straight_cfg, quiet=True)
+    a = results_by_game(list(read_journal(tmp_path / "out" / "journal.jsonl")))
+    b = results_by_game(list(read_journal(tmp_path / "straight" / "journal.jsonl")))
+    assert a == b
+    assert [r.to_json() for r in resumed.rows] == [r.to_json() for r in straight.rows]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start_mlflow(tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
+    import urllib.request
+
+    mlflow = Path(sys.executable).parent / "mlflow"
+    proc = subprocess.Popen(
+        [
+            str(mlflow), "server", "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+            "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
+            "--artifacts-destination", str(tmp_path / "server-artifacts"),
+        ],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.3)
+    _stop(proc)
+    raise AssertionError("mlflow server did not start")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena.tracking
+    from arena.tournament import sync_out_dir
+
+    monkeypatch.setattr(arena.tracking, "PART_SIZE", 8)
+    monkeypatch.setattr(arena.tracking, "TICK_SECONDS", 0.0)
+    port = _free_port()
+    uri = f"http://127.0.0.1:{port}"
+    server = _start_mlflow(tmp_path, port)
+    state_file = tmp_path / "out" / "tracking.json"
+    stopped: list[int] = []
+
+    def state() -> dict[str, Any]:
+        return json.loads(state_file.read_text()).get(uri, {}) if state_file.exists() else {}
+
+    def stop_server(done: int) -> None:
+        # once some records are up (and well before the end), the server goes away
+        if stopped or done < 8:
+            return
+        deadline = time.monotonic() + 60
+        while state().get("uploaded", 0) < 8 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _stop(server)
+        stopped.append(done)
+
+    slow = "py:tests.arena.helpers:SlowRandom:ms=0.2"
+    cfg = config(tmp_path, ["random", slow, FIRST], rounds=8, tracking_uri=uri, batch_size=2)
+    try:
+        result = run_tournament(cfg, quiet=True, on_progress=stop_server)
+        assert stopped and result.complete and not result.tracked
+        state = json.loads(state_file.read_text())[uri]
+        assert 8 <= state["uploaded"] < result.total
+        server = _start_mlflow(tmp_path, port)
+        run_id, complete = sync_out_dir(tmp_path / "out")
+        assert complete and run_id == result.run_id
+        records = run_records(uri, run_id)
+        ids = [r["game_id"] for r in records]
+        assert len(ids) == len(set(ids)) == result.total and set(ids) == scheduled_ids(cfg)
+        from mlflow import MlflowClient
+
+        client = MlflowClient(tracking_uri=uri)
+        for e in cfg.roster:
+            assert client.get_metric_history(run_id, f"elo/{e.name}")[-1].step == result.total
+        assert "leaderboard.md" in {a.path for a in client.list_artifacts(run_id)}
+        # a second sync uploads nothing new
+        sync_out_dir(tmp_path / "out")
+        assert len(run_records(uri, run_id)) == result.total
+    finally:
+        if server.poll() is None:
+            _stop(server)
+
+
+def test_a_game_that_kills_its_worker_every_time_costs_only_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena.ray_runner
+
+    monkeypatch.setattr(arena.ray_runner, "TASK_MAX_RETRIES", 1)
+    killer = "py:tests.arena.helpers:KillerBot"
+    cfg = config(tmp_path, ["random", FIRST, killer], rounds=1, batch_size=3, tracking=False)
+    result = run_tournament(cfg, quiet=True)
+    names = {e.spec: e.name for e in cfg.roster}
+    lost = {gid for gid, _ in result.lost}
+    assert len(lost) == 4 and result.played == 2 and not result.complete
+    for record in read_journal(tmp_path / "out" / "journal.jsonl"):
+        assert names[killer] not in [p["name"] for p in record["players"]]
+
+
+def test_arena_bench_runs_and_reports_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.bench_arena import run_arena_bench
+
+    out = run_arena_bench(GAME, 40, as_json=True)
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["games"] == out["games"] == 40
+    for key in ("sequential", "ray_1_worker", "ray_2_workers"):
+        assert out[key]["games"] == 40 and out[key]["games_per_s"] > 0
+    assert 0 <= out["logging_share_max"] < 1 and out["speedup_2_workers"] > 0
