@@ -24,10 +24,32 @@ app.add_typer(bench_app, name="bench")
 @app.command("games")
 @user_errors
 def games_cmd(
+    source: Annotated[
+        str | None,
+        typer.Argument(help="List the logged games of an MLflow run id or a record/journal file."),
+    ] = None,
+    bot: Annotated[str | None, typer.Option("--bot", help="Logged games of this bot.")] = None,
+    lost: Annotated[bool, typer.Option("--lost", help="Only the games --bot lost.")] = False,
+    game: Annotated[str | None, typer.Option("--game", help="Logged games of this game.")] = None,
+    tracking_uri: Annotated[
+        str | None, typer.Option("--tracking-uri", help="MLflow tracking URI.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """The registered games: ids, player counts, options with defaults and meaning."""
+    """The registered games: ids, player counts, options with defaults and meaning.
+
+    With SOURCE (an MLflow run id, a tournament dir or a record/journal file): the logged
+    games instead, with ids, players, scores, ranks and events (--bot, --lost, --game).
+    """
     from engine import GAMES
+
+    if source is not None or bot or lost or game:
+        from arena.cli_replay import list_games
+
+        if source is None:
+            raise UserError("--bot/--lost/--game filter logged games: give a run id or file")
+        list_games(source, bot, lost, game, tracking_uri, as_json)
+        return
 
     if as_json:
         out = [
@@ -151,7 +173,7 @@ def _register_extensions() -> None:
         importlib.import_module(name).register(app)
 
 
-EXTENSIONS: tuple[str, ...] = ()
+EXTENSIONS: tuple[str, ...] = ("arena.cli_tournament", "arena.server.cli", "arena.cli_replay")
 
 
 def main() -> None:
@@ -161,4 +183,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Run the importable module's main, so that extensions importing ``arena.cli``
+    # (for ``bench_app``) register on the same app as ``python -m arena.cli`` uses.
+    from arena.cli import main as _main
+
+    _main()
