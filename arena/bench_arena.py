@@ -27,7 +27,6 @@ from typing import Any
 
 from arena.config import load_config
 from arena.ray_runner import GameSetup, play_batch, ray_session
-from arena.schedule import Schedule
 from arena.tournament import run_tournament
 from engine import GAMES
 
@@ -80,9 +79,7 @@ def bench_sequential(game: str, rounds: int, bot: str, niceness: int = 0) -> dic
         ) as pool:
             return pool.submit(bench_sequential, game, rounds, bot, 0).result()
     cfg = _config(game, rounds, 1, Path(tempfile.gettempdir()), "seq", bot)
-    schedule = Schedule(
-        cfg.tournament_id, [(e.name, e.spec) for e in cfg.roster], 2, rounds, cfg.seed
-    )
+    schedule = cfg.schedule(2, rounds)
     games = list(schedule)
     setup = GameSetup(game, 2, {}, cfg.tournament_id)
     play_batch(setup, games[:20])  # warm caches

@@ -42,6 +42,7 @@ from pydantic import (
 
 from arena.bot_factory import check_spec
 from arena.errors import UserError, register_user_error
+from arena.schedule import Schedule
 from engine import GameConfigError, get_game
 from engine.core import JSON
 
@@ -212,6 +213,16 @@ class TournamentConfig(BaseModel):
 
     def out_dir(self) -> Path:
         return Path(self.out) if self.out else Path("tournaments") / self.tournament_id
+
+    def schedule(self, num_players: int | None = None, rounds: int | None = None) -> Schedule:
+        """The schedule of this tournament (an iterator of games; nothing materialised)."""
+        return Schedule(
+            self.tournament_id,
+            [(e.name, e.spec) for e in self.roster],
+            num_players or self.num_players,
+            rounds or self.rounds,
+            self.seed,
+        )
 
     def flat(self) -> dict[str, str]:
         """The config as flat ``key -> text`` pairs (MLflow params)."""

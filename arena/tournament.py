@@ -38,7 +38,7 @@ from arena.config import ConfigError, TournamentConfig, load_config
 from arena.journal import Journal
 from arena.leaderboard import make_console, plot_ratings, rich_table, to_csv, to_html, to_markdown
 from arena.ratings import GameSummary, Row, Tally, leaderboard, live_leaderboard, scores_of
-from arena.schedule import Schedule, ScheduledGame
+from arena.schedule import ScheduledGame
 
 BOOTSTRAP = 200
 METRIC_POINTS = 100
@@ -137,13 +137,7 @@ def run_tournament(
     err = make_console(stderr=True, quiet=quiet)
     stdout = console or make_console(quiet=quiet)
     names = [e.name for e in cfg.roster]
-    schedule = Schedule(
-        cfg.tournament_id,
-        [(e.name, e.spec) for e in cfg.roster],
-        cfg.num_players,
-        cfg.rounds,
-        cfg.seed,
-    )
+    schedule = cfg.schedule()
     total = len(schedule)
     every = int(meta.get("metric_every") or max(1, math.ceil(total / METRIC_POINTS)))
     meta = {"tournament_id": cfg.tournament_id, "metric_every": every, **meta}
@@ -396,13 +390,7 @@ def sync_out_dir(out_dir: Path, tracking_uri: str | None = None) -> tuple[str | 
         from arena.ratings import elo_trajectory
 
         points = elo_trajectory(summaries, names, int(meta.get("metric_every", 1)))
-        schedule = Schedule(
-            cfg.tournament_id,
-            [(e.name, e.spec) for e in cfg.roster],
-            cfg.num_players,
-            cfg.rounds,
-            cfg.seed,
-        )
+        schedule = cfg.schedule()
         total = len(schedule)
         already = sum(1 for sg in schedule if sg.game_id in journal)
         result = TournamentResult(cfg, out_dir, total, already, games_in_journal=len(journal))
