@@ -1,7 +1,9 @@
 """``arena bench grpc``: what the wire protocol costs, and how the server holds load.
 
-The game server runs in this process (as in ``arena play``); clients are separate
-processes (``arena.bench_grpc_client``, grpc.aio) so they do not share its GIL.
+The game server runs in this process (as in ``arena play``), with the settings of
+``arena serve`` (switch interval, collector thresholds and freeze); clients are separate
+processes (``arena.bench_grpc_client``, grpc.aio, same collector settings) so they do not
+share its GIL.
 
 1. ``ping_pong``: round trip of a raw 200-byte message on a bidi stream of the same
    server (an echo method registered next to GameService for the benchmark).
@@ -17,6 +19,7 @@ processes (``arena.bench_grpc_client``, grpc.aio) so they do not share its GIL.
 
 from __future__ import annotations
 
+import gc
 import json
 import statistics
 import subprocess
@@ -28,8 +31,10 @@ import grpc
 
 from arena.errors import UserError
 from arena.server import GameServer, ServerConfig
+from arena.server.hub import GC_THRESHOLD
 
 RATIO_GOAL = 1.5
+SWITCH_INTERVAL_S = 0.0005
 LOAD_GOAL = 2.0
 LOAD_PROCESSES = 2
 
@@ -97,8 +102,14 @@ def _clients(address: str, runs: list[list[str]], timeout_s: float) -> list[dict
 
 
 def run_bench(moves: int, matches: int, think_ms: float, seconds: float) -> dict[str, Any]:
-    config = ServerConfig(stall_ms=120_000, join_timeout_s=60, switch_interval_s=0.0005)
+    config = ServerConfig(
+        stall_ms=120_000,
+        join_timeout_s=60,
+        switch_interval_s=SWITCH_INTERVAL_S,
+        gc_threshold=GC_THRESHOLD,
+    )
     previous = sys.getswitchinterval()
+    previous_gc = gc.get_threshold()
     server = GameServer(config, extra_handlers=[echo_handler()])
     server.start("127.0.0.1", 0)
     try:
@@ -120,6 +131,8 @@ def run_bench(moves: int, matches: int, think_ms: float, seconds: float) -> dict
     finally:
         server.stop(grace_s=0.0)
         sys.setswitchinterval(previous)
+        gc.set_threshold(*previous_gc)
+        gc.unfreeze()
     ping = summary(pp["latencies_us"])
     exchange = summary(game["latencies_us"])
     load = summary([x for run in loads for x in run["latencies_us"]])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import random
 import time
@@ -142,6 +143,10 @@ def main() -> None:
     parser.add_argument("--warmup-s", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    # The client's own collector pauses would count as server latency: same settings as
+    # the server (arena.server.hub.GC_THRESHOLD), everything loaded so far frozen.
+    gc.freeze()
+    gc.set_threshold(20_000, 50, 1000)
     out: dict[str, object] = {}
     if args.mode == "pingpong":
         out["latencies_us"] = asyncio.run(pingpong(args.address, args.moves, args.warmup))

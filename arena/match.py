@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -49,6 +49,11 @@ class MatchConfig:
 
 StepHook = Callable[[State, int, Action], None]
 
+Answer = tuple[Action, float, tuple[str, str] | None]
+"""A seat's answer to a Turn: (action played, ms taken, (event kind, reason) or None)."""
+
+MatchSteps = Generator[Turn, Answer, dict[str, Any]]
+
 
 def bot_label(bot: Bot) -> dict[str, JSON]:
     return {
@@ -65,6 +70,28 @@ def play_match(
     on_step: StepHook | None = None,
 ) -> dict[str, Any]:
     """Play one game to the end and return its record (see ``arena.records``)."""
+    config = config or MatchConfig()
+    steps = match_steps(spec, bots, config, on_step)
+    try:
+        turn = next(steps)
+        while True:
+            turn = steps.send(ask(bots[turn.seat], turn, config))
+    except StopIteration as done:
+        return done.value
+
+
+def match_steps(
+    spec: MatchSpec,
+    bots: Sequence[Bot],
+    config: MatchConfig | None = None,
+    on_step: StepHook | None = None,
+) -> MatchSteps:
+    """``play_match`` as a generator: yields each seat's :class:`Turn`, is sent its
+    :data:`Answer` (see :func:`ask`), returns the record.
+
+    Whoever drives it may change threads between turns (the game server answers a
+    remote seat's move in the thread that received it), never run it concurrently.
+    """
     config = config or MatchConfig()
     game = get_game(spec.game)
     state = game.new_game(spec.num_players, spec.options)
@@ -90,9 +117,8 @@ def play_match(
             if player in forfeited:
                 action, ms = legal[fallback_rng.randrange(len(legal))], 0.0
             else:
-                action, ms, problem = _ask(
-                    bots[player], game, player, state, legal, bot_rngs, config
-                )
+                turn = Turn(game, player, state, legal, bot_rngs[player], config.move_ms)
+                action, ms, problem = yield turn
                 if problem is not None:
                     kind, reason = problem
                     events.append(
@@ -138,17 +164,9 @@ def play_match(
     }
 
 
-def _ask(
-    bot: Bot,
-    game: Any,
-    seat: int,
-    state: State,
-    legal: list[Action],
-    rngs: Sequence[random.Random],
-    config: MatchConfig,
-) -> tuple[Action, float, tuple[str, str] | None]:
+def ask(bot: Bot, turn: Turn, config: MatchConfig) -> Answer:
     """Ask ``bot`` for a move; returns (action, ms taken, (event kind, reason) or None)."""
-    turn = Turn(game, seat, state, legal, rngs[seat], config.move_ms)
+    legal = turn.legal
     t0 = time.perf_counter()
     try:
         choice = bot.choose(turn)
@@ -158,7 +176,11 @@ def _ask(
     except Exception as exc:  # a crashing bot must not stop the match
         ms = (time.perf_counter() - t0) * 1000
         return legal[0], ms, ("crash", f"{type(exc).__name__}: {exc}")
-    ms = (time.perf_counter() - t0) * 1000
+    return judge(choice, (time.perf_counter() - t0) * 1000, legal, config)
+
+
+def judge(choice: object, ms: float, legal: list[Action], config: MatchConfig) -> Answer:
+    """The Answer for a bot's ``choice`` made in ``ms`` (illegal or late: an event)."""
     action = resolve_choice(choice, legal)
     if isinstance(action, str):
         return legal[0], ms, ("illegal", action)

@@ -68,8 +68,19 @@ def wire_games() -> list[str]:
 
 def action_kinds(game_id: str) -> dict[str, str]:
     """JSON ``kind`` -> oneof field name of the game's action message."""
-    desc = ACTION_CLASSES[game_id].DESCRIPTOR
-    return {_json_key(f): f.name for f in desc.oneofs_by_name["kind"].fields}
+    return dict(_action_kinds(game_id))
+
+
+_KINDS: dict[str, dict[str, str]] = {}
+
+
+def _action_kinds(game_id: str) -> dict[str, str]:
+    kinds = _KINDS.get(game_id)
+    if kinds is None:
+        desc = ACTION_CLASSES[game_id].DESCRIPTOR
+        kinds = {_json_key(f): f.name for f in desc.oneofs_by_name["kind"].fields}
+        _KINDS[game_id] = kinds
+    return kinds
 
 
 # ---------------------------------------------------------------------------
@@ -240,7 +251,7 @@ def game_action_to_proto(game_id: str, action: Mapping[str, JSON]) -> Message:
     if not isinstance(action, Mapping):
         raise WireError(f"an action must be a JSON object, got {type(action).__name__}")
     kind = action.get("kind")
-    kinds = action_kinds(game_id)
+    kinds = _action_kinds(game_id)
     field_name = kinds.get(kind) if isinstance(kind, str) else None
     if field_name is None:
         raise WireError(f"{game_id} has no action kind {kind!r}; kinds: {', '.join(sorted(kinds))}")

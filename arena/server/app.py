@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 import threading
@@ -94,6 +95,9 @@ class GameServer:
             self._loop = None
             raise
         self.host = host
+        if self.config.gc_threshold is not None:
+            gc.freeze()
+            gc.set_threshold(*self.config.gc_threshold)
         return self.port
 
     async def _start(self, host: str, port: int) -> int:

@@ -76,6 +76,7 @@ def serve_cmd(
     rest are aborted and recorded (in <records>.aborted.jsonl).
     """
     from arena.server import GameServer, ServerConfig, ServerError
+    from arena.server.hub import GC_THRESHOLD
 
     if not 0 <= port <= 65535:
         raise UserError(f"--port must be 0-65535, got {port}")
@@ -88,6 +89,7 @@ def serve_cmd(
         join_timeout_s=join_timeout_s,
         admin_token=admin_token,
         switch_interval_s=SWITCH_INTERVAL_S,
+        gc_threshold=GC_THRESHOLD,
     )
     journal = RecordJournal(records) if records is not None else None
     server = GameServer(config, on_record=journal)

@@ -1,4 +1,7 @@
-"""Engine values -> wire messages (MatchStart, Turn, GameOver, Error)."""
+"""Engine values -> wire messages (MatchStart, Turn, GameOver, Error).
+
+A ``Turn`` is sent on every move exchange, so it is encoded straight to bytes
+(:class:`TurnEncoder`); the rest are ordinary messages."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 from menagerie.v1 import game_service_pb2 as pb
 
-from bots.wire import action_to_proto, observation_to_proto
+from bots.wire import OBSERVATION_CLASSES, WireError, action_to_proto, to_message
 from engine import Action
 from engine.core import JSON
 
@@ -25,49 +28,114 @@ def policy_name(value: int) -> str:
     return "random" if value == pb.FAILURE_POLICY_RANDOM else "forfeit"
 
 
-class LegalActions:
-    """Builds ``LegalAction`` lists, caching each action's typed message and text."""
+def _varint(n: int) -> bytes:
+    """Protobuf base-128 varint of ``n`` (>= 0)."""
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _tag(message: Any, field: str) -> bytes:
+    """The key of ``message.field``: varints (wire type 0) and messages (2) only."""
+    desc = message.DESCRIPTOR.fields_by_name[field]
+    wire = 2 if desc.message_type is not None or desc.type == desc.TYPE_STRING else 0
+    return _varint(desc.number << 3 | wire)
+
+
+def _delimited(tag: bytes, payload: bytes) -> bytes:
+    return tag + _varint(len(payload)) + payload
+
+
+_RESPONSE_TURN = _tag(pb.PlayResponse, "turn")
+_SEQUENCE = _tag(pb.Turn, "sequence")
+_STEP = _tag(pb.Turn, "step")
+_OBSERVATION = _tag(pb.Turn, "observation")
+_LEGAL_ACTION = _tag(pb.Turn, "legal_actions")
+_TIME_LIMIT = _tag(pb.Turn, "time_limit_ms")
+_DEADLINE = _tag(pb.Turn, "deadline")
+_INDEX = _tag(pb.LegalAction, "index")
+_TEXT = _tag(pb.LegalAction, "text")
+_ACTION = _tag(pb.LegalAction, "action")
+_INDEX_FIELD = [_INDEX + _varint(i) if i else b"" for i in range(256)]
+"""The encoded ``LegalAction.index`` of small indices (0 is the default: not written)."""
+_CACHE_LIMIT = 100_000
+
+
+class TurnEncoder:
+    """Encodes a game's ``Turn`` as serialised ``PlayResponse`` bytes (what the Play stream
+    writes), from cached encodings of each legal action (``index`` aside) and the typed
+    observation serialised once: no intermediate messages are built and copied into their
+    envelopes. The bytes equal ``PlayResponse(turn=...).SerializeToString()``."""
 
     def __init__(self, game_id: str) -> None:
         self.game_id = game_id
-        self._cache: dict[Action, tuple[str, pb.Action]] = {}
+        self._observation_class = OBSERVATION_CLASSES[game_id]
+        self._observation_tag = _tag(pb.Observation, game_id)
+        self._legal: dict[Action, bytes] = {}
 
-    def entry(self, action: Action) -> tuple[str, pb.Action]:
-        hit = self._cache.get(action)
+    def legal_entry(self, action: Action) -> bytes:
+        """``LegalAction`` text and action fields of ``action`` (cached, shared by tables)."""
+        hit = self._legal.get(action)
         if hit is None:
-            hit = (str(action), action_to_proto(self.game_id, action.to_json()))
-            if len(self._cache) < 100_000:
-                self._cache[action] = hit
+            typed = action_to_proto(self.game_id, action.to_json()).SerializeToString()
+            hit = _delimited(_TEXT, str(action).encode()) + _delimited(_ACTION, typed)
+            if len(self._legal) < _CACHE_LIMIT:
+                self._legal[action] = hit
         return hit
 
-    def build(self, legal: Sequence[Action]) -> list[pb.LegalAction]:
-        out = []
+    def observation(self, observation: Mapping[str, JSON]) -> bytes:
+        """The encoded envelope ``Observation`` of an observation JSON."""
+        try:
+            inner = to_message(self._observation_class, observation).SerializeToString()
+        except WireError as exc:
+            raise WireError(
+                f"{self.game_id} observation does not fit the wire schema: {exc}"
+            ) from None
+        return _delimited(self._observation_tag, inner)
+
+    def turn(
+        self,
+        sequence: int,
+        step: int,
+        observation: Mapping[str, JSON],
+        legal: Sequence[Action],
+        time_limit_ms: float | None,
+    ) -> bytes:
+        parts = [_SEQUENCE + _varint(sequence)]
+        if step:
+            parts.append(_STEP + _varint(step))
+        parts.append(_delimited(_OBSERVATION, self.observation(observation)))
+        entry = self.legal_entry
         for i, action in enumerate(legal):
-            text, msg = self.entry(action)
-            out.append(pb.LegalAction(index=i, text=text, action=msg))
-        return out
+            index = _INDEX_FIELD[i] if i < 256 else _INDEX + _varint(i)
+            parts.append(_delimited(_LEGAL_ACTION, index + entry(action)))
+        if time_limit_ms:
+            parts.append(_TIME_LIMIT + _varint(int(time_limit_ms)))
+            deadline = Timestamp()
+            deadline.FromNanoseconds(time.time_ns() + int(time_limit_ms * 1e6))
+            parts.append(_delimited(_DEADLINE, deadline.SerializeToString()))
+        return _delimited(_RESPONSE_TURN, b"".join(parts))
 
 
-def turn_message(
-    sequence: int,
-    step: int,
-    game_id: str,
-    observation: Mapping[str, JSON],
-    legal: list[pb.LegalAction],
-    time_limit_ms: float | None,
-) -> pb.PlayResponse:
-    turn = pb.Turn(
-        sequence=sequence,
-        step=step,
-        observation=observation_to_proto(game_id, observation),
-        legal_actions=legal,
-    )
-    if time_limit_ms:
-        turn.time_limit_ms = int(time_limit_ms)
-        deadline = Timestamp()
-        deadline.FromNanoseconds(time.time_ns() + int(time_limit_ms * 1e6))
-        turn.deadline.CopyFrom(deadline)
-    return pb.PlayResponse(turn=turn)
+_ENCODERS: dict[str, TurnEncoder] = {}
+
+
+def turn_encoder(game_id: str) -> TurnEncoder:
+    """The (process-wide) TurnEncoder of a game."""
+    encoder = _ENCODERS.get(game_id)
+    if encoder is None:
+        encoder = _ENCODERS.setdefault(game_id, TurnEncoder(game_id))
+    return encoder
+
+
+def serialize_play_response(message: pb.PlayResponse | bytes) -> bytes:
+    """The Play stream's response serialiser: messages, or bytes already encoded."""
+    if isinstance(message, bytes):
+        return message
+    return message.SerializeToString()
 
 
 def error_message(

@@ -1,8 +1,12 @@
 """``RemoteSeat``: a seat played over gRPC, seen by the match runner as a Bot.
 
-``choose(turn)`` (match thread) sends a Turn on the seat's stream and waits for the
-answer; ``receive_move`` (server event loop) checks a Move against the pending turn and
-resolves it. Failures become :class:`bots.base.BotFailure` with the recorded kind:
+``play_turn(turn)`` (match thread) sends a Turn on the seat's stream and waits for what
+the table hands back; ``receive_move`` (server event loop) checks a Move against the
+pending turn. A good move is applied right there, in the thread that received it: the
+table advances the match and sends the next Turn itself when it is for a connected
+remote seat (no thread handoff on the hot path, see ``Table.run``); anything else (an
+in-process bot's turn, a failure, the end) is handed back to the match thread. Failures
+become :class:`bots.base.BotFailure` with the recorded kind:
 
 - ``illegal``: malformed move, index out of range, or an action that is not legal
   (the bot also gets an in-stream Error INVALID_ARGUMENT saying why);
@@ -18,12 +22,11 @@ The match runner (``arena.match.play_match``) applies the failure policy: under
 
 from __future__ import annotations
 
-import concurrent.futures
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
@@ -38,13 +41,27 @@ if TYPE_CHECKING:
     from arena.server.table import Table
 
 
-@dataclass
+@dataclass(slots=True)
 class Pending:
-    """The turn a seat is asked to answer."""
+    """The turn a seat is asked to answer (at most one per table at a time)."""
 
+    seat: RemoteSeat
     sequence: int
     legal: list[Action]
-    future: concurrent.futures.Future[Action] = field(default_factory=concurrent.futures.Future)
+    started: float
+    """perf_counter() when the seat was asked (the answer's ms count from here)."""
+    deadline: float
+    """time.monotonic() after which the turn has timed out (or stalled)."""
+
+
+# What the table hands back to the match thread (``Table.await_handback``):
+MOVE = "move"  # (action, ms): a good move, to be sent into the match
+ANSWER = "answer"  # an Answer with a failure (the seat's _fail ran)
+TURN = "turn"  # the match was advanced inline: the next Turn, for the match thread
+DONE = "done"  # the match was advanced inline to its end: the record
+ERROR = "error"  # advancing the match inline raised (MatchAborted, a crash)
+FAILED = "failed"  # (internal) (pending, BotFailure): becomes an ANSWER
+Handback = tuple[str, Any]
 
 
 @dataclass
@@ -54,7 +71,7 @@ class Accepted:
     sequence: int
     move_bytes: bytes
     index: int
-    text: str
+    action: Action
 
 
 class RemoteSeat:
@@ -67,7 +84,7 @@ class RemoteSeat:
         self.spec = name
         self.version = "remote"
         self.remote_name = ""
-        self._lock = threading.Lock()
+        self._lock = table.turn_lock  # one lock for the turns of all seats of a table
         self._wake = threading.Condition(self._lock)
         self.outbox: Outbox | None = None
         self.ever_joined = False
@@ -107,19 +124,20 @@ class RemoteSeat:
             if self.outbox is not outbox:
                 return
             self.outbox = None
-            pending, self.pending = self.pending, None
             self._wake.notify_all()
-        if pending is not None and not pending.future.done():
-            pending.future.set_exception(BotFailure("disconnect", reason))
+            self._fail_pending_locked(BotFailure("disconnect", reason))
+
+    def _fail_pending_locked(self, failure: BotFailure) -> None:
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            self.table.hand_back_locked((FAILED, (pending, failure)))
 
     def mark_gone(self, reason: str) -> None:
         """The bot will never (re)connect (e.g. its process exited)."""
         with self._lock:
             self.gone = reason
-            pending, self.pending = self.pending, None
             self._wake.notify_all()
-        if pending is not None and not pending.future.done():
-            pending.future.set_exception(BotFailure("disconnect", reason))
+            self._fail_pending_locked(BotFailure("disconnect", reason))
 
     def receive_move(self, move: pb.Move, raw_bytes: bytes) -> tuple[pb.PlayResponse | None, bool]:
         """Handle a Move; returns (reply or None, whether it answered a pending turn)."""
@@ -133,11 +151,11 @@ class RemoteSeat:
                     assert action is not None
                     # No reply: the next Turn (or GameOver) confirms the move. Only an exact
                     # resend gets an explicit MoveAccepted (duplicate=true).
-                    self.accepted = Accepted(seq, raw_bytes, index, str(action))
-                    pending.future.set_result(action)
+                    self.accepted = Accepted(seq, raw_bytes, index, action)
+                    self.table.answered_locked(pending, action)
                     return None, True
                 forfeit = self.table.policy == "forfeit"
-                pending.future.set_exception(BotFailure("illegal", problem))
+                self.table.hand_back_locked((FAILED, (pending, BotFailure("illegal", problem))))
                 suffix = f"; seat {self.seat} forfeits" if forfeit else "; a random move is played"
                 reply = error_message(
                     pb.ERROR_CODE_INVALID_ARGUMENT, problem + suffix, seq, forfeited=forfeit
@@ -147,7 +165,10 @@ class RemoteSeat:
             if accepted is not None and seq == accepted.sequence:
                 if raw_bytes == accepted.move_bytes:
                     again = pb.MoveAccepted(
-                        sequence=seq, index=accepted.index, text=accepted.text, duplicate=True
+                        sequence=seq,
+                        index=accepted.index,
+                        text=str(accepted.action),
+                        duplicate=True,
                     )
                     return pb.PlayResponse(move_accepted=again), False
                 return error_message(
@@ -220,46 +241,68 @@ class RemoteSeat:
     # -- match side (the match thread) --------------------------------------------
 
     def choose(self, turn: Turn) -> Action:
+        """The Bot protocol (``play_match`` with ``table.bots``): ask, wait, answer."""
+        kind, value = self.play_turn(turn)
+        if kind == MOVE:
+            return value[0]
+        assert kind == ANSWER, kind
+        _action, _ms, (failure, reason) = value
+        raise BotFailure(failure, reason)
+
+    def play_turn(self, turn: Turn) -> Handback:
+        """Send ``turn`` and wait for the table's handback (see ``Table.await_handback``)."""
         table = self.table
-        if table.aborting:
-            raise self._fail("disconnect", f"match aborted: {table.abort_reason}")
-        outbox = self._wait_connected()
+        started = time.perf_counter()
+        try:
+            if table.aborting:
+                raise self._fail("disconnect", f"match aborted: {table.abort_reason}")
+            outbox = self._wait_connected()
+            with self._lock:
+                issued = self.issue_locked(turn, started, outbox)
+            if not issued:
+                raise self._fail("disconnect", self._disconnected_reason())
+        except BotFailure as exc:
+            ms = (time.perf_counter() - started) * 1000
+            return ANSWER, (turn.legal[0], ms, (exc.kind, exc.reason))
+        return table.await_handback()
+
+    def can_issue_locked(self) -> bool:
+        """Whether a turn can be sent right now (lock held): connected, not aborting."""
+        outbox = self.outbox
+        return outbox is not None and not outbox.closed and not self.table.aborting
+
+    def issue_locked(self, turn: Turn, started: float, outbox: Outbox | None = None) -> bool:
+        """Send ``turn`` on the seat's stream and make it the table's pending turn (lock
+        held); False if the stream (``outbox``, default the current one) is gone."""
+        outbox = outbox or self.outbox
+        if outbox is None or self.outbox is not outbox or outbox.closed:
+            return False
+        table = self.table
         sequence = table.next_sequence()
         message = table.turn_message(sequence, self.seat, turn)
-        pending = Pending(sequence, turn.legal)
-        with self._lock:
-            if self.outbox is not outbox or outbox.closed:
-                pending = None  # type: ignore[assignment]
-            else:
-                self.pending = pending
-                self.last_issued = sequence
-        if pending is None:
-            raise self._fail("disconnect", self._disconnected_reason())
+        pending = Pending(self, sequence, turn.legal, started, time.monotonic() + table.wait_s)
+        self.pending = pending
+        self.last_issued = sequence
+        table.current = pending
         outbox.send(message)
+        return True
+
+    def handle_failure(self, pending: Pending, failure: BotFailure) -> Handback:
+        """The ANSWER for a failed pending turn (match thread): record its consequences."""
+        exc = self._fail(failure.kind, failure.reason)
+        ms = (time.perf_counter() - pending.started) * 1000
+        return ANSWER, (pending.legal[0], ms, (exc.kind, exc.reason))
+
+    def handle_timeout(self, pending: Pending) -> Handback:
+        """The ANSWER for a pending turn whose clock (or stall limit) ran out."""
+        table = self.table
         limit_s = table.clock_s
-        stall_s = table.stall_s
-        wait_s = stall_s if limit_s is None else min(limit_s, stall_s)
-        try:
-            return pending.future.result(timeout=wait_s)
-        except concurrent.futures.TimeoutError:
-            with self._lock:
-                if self.pending is pending:
-                    self.pending = None
-            if pending.future.done() and pending.future.exception() is None:
-                return pending.future.result()  # answered right at the deadline
-            if pending.future.done():
-                exc = pending.future.exception()
-                assert isinstance(exc, BotFailure)
-                raise self._fail(exc.kind, exc.reason) from None
-            if limit_s is not None and limit_s <= stall_s:
-                ms = table.move_ms or 0
-                reason = f"no move within {ms:.0f} ms (+{table.margin_ms:.0f} ms margin)"
-                raise self._fail("timeout", reason) from None
-            raise self._fail(
-                "stall", f"connected but silent for {stall_s:.1f} s with a turn pending"
-            ) from None
-        except BotFailure as exc:
-            raise self._fail(exc.kind, exc.reason) from None
+        if limit_s is not None and limit_s <= table.stall_s:
+            ms = table.move_ms or 0
+            reason = f"no move within {ms:.0f} ms (+{table.margin_ms:.0f} ms margin)"
+            return self.handle_failure(pending, BotFailure("timeout", reason))
+        reason = f"connected but silent for {table.stall_s:.1f} s with a turn pending"
+        return self.handle_failure(pending, BotFailure("stall", reason))
 
     def wait_joined(self, deadline: float) -> bool:
         """Wait (until the monotonic ``deadline``) for the first Join; False if none came."""
@@ -326,8 +369,6 @@ class RemoteSeat:
     def wake(self) -> None:
         """Wake a waiting ``choose`` (the table is aborting): it fails with ``disconnect``."""
         with self._lock:
-            pending, self.pending = self.pending, None
             self._wake.notify_all()
-        if pending is not None and not pending.future.done():
             reason = f"match aborted: {self.table.abort_reason}"
-            pending.future.set_exception(BotFailure("disconnect", reason))
+            self._fail_pending_locked(BotFailure("disconnect", reason))

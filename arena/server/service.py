@@ -31,7 +31,7 @@ from menagerie.v1 import game_service_pb2 as pb
 
 from arena.match import MatchConfig, MatchSpec
 from arena.server.hub import Hub
-from arena.server.messages import error_message, policy_name
+from arena.server.messages import error_message, policy_name, serialize_play_response
 from arena.server.seats import RemoteSeat
 from arena.server.streams import Close, Outbox, StreamError, TokenBucket
 from arena.server.table import FINISHED, Table
@@ -254,7 +254,7 @@ def handler(service: GameService) -> grpc.GenericRpcHandler:
         "Play": grpc.stream_stream_rpc_method_handler(
             service.play,
             request_deserializer=None,
-            response_serializer=pb.PlayResponse.SerializeToString,
+            response_serializer=serialize_play_response,  # Turns come encoded
         ),
         "Watch": grpc.unary_stream_rpc_method_handler(
             service.watch,

@@ -3,12 +3,15 @@
 A Play or Watch handler (a coroutine on the server's event loop) drains its stream's
 queue; match threads push messages into it with :meth:`Outbox.send`, which is
 thread-safe. :meth:`Outbox.close` ends the stream after the queued messages, with OK or
-with an error status.
+with an error status. Messages keep the order of the calls whichever thread makes them:
+a call on the loop goes straight into the queue unless messages sent from other threads
+are still on their way (then it queues behind them).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +44,9 @@ class Outbox:
         self.queue: asyncio.Queue[Any] = asyncio.Queue(maxsize)
         self.closed = False
         self.close_reason = ""
+        self._backlog = 0
+        """Messages scheduled with ``call_soon(_threadsafe)`` and not yet in the queue."""
+        self._backlog_lock = threading.Lock()
 
     def _in_loop(self) -> bool:
         try:
@@ -51,10 +57,24 @@ class Outbox:
     def send(self, message: Any) -> None:
         if self.closed:
             return
-        if self._in_loop():
-            self._put(message)
+        self._deliver(self._put, message)
+
+    def _deliver(self, put: Any, item: Any) -> None:
+        in_loop = self._in_loop()
+        if in_loop and not self._backlog:
+            put(item)
+            return
+        with self._backlog_lock:
+            self._backlog += 1
+        if in_loop:
+            self.loop.call_soon(self._scheduled, put, item)
         else:
-            self.loop.call_soon_threadsafe(self._put, message)
+            self.loop.call_soon_threadsafe(self._scheduled, put, item)
+
+    def _scheduled(self, put: Any, item: Any) -> None:
+        with self._backlog_lock:
+            self._backlog -= 1
+        put(item)
 
     def close(self, code: grpc.StatusCode | None = None, message: str = "") -> None:
         """End the stream after what is queued (an error status skips the queue)."""
@@ -62,11 +82,7 @@ class Outbox:
             return
         self.closed = True
         self.close_reason = message or "closed by the server"
-        marker = Close(code, message)
-        if self._in_loop():
-            self._put_marker(marker)
-        else:
-            self.loop.call_soon_threadsafe(self._put_marker, marker)
+        self._deliver(self._put_marker, Close(code, message))
 
     def _put(self, message: Any) -> None:
         # No `closed` check: a message sent before close() is delivered before the marker.

@@ -1,10 +1,17 @@
 """``Table``: one match on the game server — its seats, credentials and spectators.
 
-A table does not run the game: whoever drives it calls ``arena.match.play_match`` with
-``table.bots`` (remote seats are :class:`RemoteSeat` adapters), ``table.match_config``
-and ``on_step=table.on_step``, then ``table.finish(record)`` (or ``table.abort``). The
-game server drives the tables it hosts (CreateMatch) in threads; ``arena play`` and the
-arena's workers drive their own through :mod:`arena.cmdbots`.
+Whoever drives a table (``arena.server.hub.drive``) calls ``table.run`` in a thread of
+its own (the match thread), then ``table.finish(record)`` (or ``table.abort``). The game
+server drives the tables it hosts (CreateMatch) in threads; ``arena play`` and the
+arena's workers drive their own through :mod:`arena.cmdbots`. (``arena.match.play_match``
+with ``table.bots`` also works, without the inline continuation below.)
+
+``run`` plays ``arena.match.match_steps``. A good move of a remote seat is applied in
+the thread that received it (the server's event loop), under the table's turn lock:
+that thread advances the match and, when the next turn is a connected remote seat's,
+sends it right away. So the hot path of a move exchange has no thread handoff; the
+match thread only waits for deadlines and for what it is handed back (failures,
+in-process bots' turns, the end).
 """
 
 from __future__ import annotations
@@ -19,16 +26,20 @@ from typing import Any
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import MatchConfig, MatchSpec
+from arena.match import MatchConfig, MatchSpec, MatchSteps, StepHook, ask, match_steps
 from arena.records import CHANCE_SEAT, FORMAT
-from arena.server.messages import (
-    POLICIES,
-    LegalActions,
-    game_over_message,
-    options_json,
-    turn_message,
+from arena.server.messages import POLICIES, game_over_message, options_json, turn_encoder
+from arena.server.seats import (
+    ANSWER,
+    DONE,
+    ERROR,
+    FAILED,
+    MOVE,
+    TURN,
+    Handback,
+    Pending,
+    RemoteSeat,
 )
-from arena.server.seats import RemoteSeat
 from arena.server.streams import Outbox
 from bots.base import Bot, Turn
 from bots.wire import observation_to_proto
@@ -69,6 +80,8 @@ class Table:
         self.stall_s = stall_ms / 1000
         self.join_timeout_s = join_timeout_s
         self.clock_s = None if config.move_ms is None else (config.move_ms + margin_ms) / 1000
+        self.wait_s = self.stall_s if self.clock_s is None else min(self.clock_s, self.stall_s)
+        """How long a pending turn waits for its answer (the clock, or the stall limit)."""
         self.names = list(names)
         self.created = time.monotonic()
         self.status = WAITING
@@ -78,7 +91,15 @@ class Table:
         self.done = threading.Event()
         self._seq = itertools.count(1)
         self._lock = threading.Lock()
-        self._legal = LegalActions(self.game.id)
+        self.turn_lock = threading.Lock()
+        """Guards the pending turn of every seat, and the match while a thread advances it."""
+        self._handed_back = threading.Condition(self.turn_lock)
+        self._handback: Handback | None = None
+        self.current: Pending | None = None
+        """The pending turn (of some remote seat), if any."""
+        self._steps: MatchSteps | None = None
+        self._config = self.match_config
+        self._turns = turn_encoder(self.game.id)
         self._watchers: list[Outbox] = []
         self.seats: list[RemoteSeat | None] = []
         self.credentials: dict[int, str] = {}
@@ -121,6 +142,104 @@ class Table:
             if seat is not None:
                 seat.wait_joined(deadline)
         self.status = RUNNING
+
+    def run(self, on_step: StepHook | None = None, inline: bool = True) -> dict[str, Any]:
+        """Play the match (in the match thread) and return its record; raises what the
+        match raised (MatchAborted from ``on_step``, a crash). ``inline``: good moves of
+        remote seats advance the match in the thread that received them."""
+        config = self._config
+        bots = self.bots
+        steps = match_steps(self.spec, bots, config, on_step)
+        if inline:
+            self._steps = steps
+        try:
+            turn = next(steps)
+            while True:
+                bot = bots[turn.seat]
+                if isinstance(bot, RemoteSeat):
+                    kind, value = bot.play_turn(turn)
+                else:
+                    kind, value = ANSWER, ask(bot, turn, config)
+                if kind == TURN:
+                    turn = value
+                elif kind == MOVE:
+                    turn = steps.send(self._answer(*value))
+                elif kind == ANSWER:
+                    turn = steps.send(value)
+                elif kind == DONE:
+                    return value
+                else:
+                    assert kind == ERROR, kind
+                    raise value
+        except StopIteration as done:
+            return done.value
+        finally:
+            self._steps = None
+
+    def _answer(self, action: Action, ms: float) -> tuple[Action, float, tuple[str, str] | None]:
+        """The Answer of a good move made in ``ms`` (late beyond the clock: an event)."""
+        move_ms = self._config.move_ms
+        if move_ms is not None and ms > move_ms:
+            return action, ms, ("timeout", f"took {ms:.1f} ms of {move_ms:.0f} ms")
+        return action, ms, None
+
+    def answered_locked(self, pending: Pending, action: Action) -> None:
+        """A good move answered ``pending`` (turn lock held, the receiving thread): advance
+        the match here and send the next turn if it is a connected remote seat's; hand
+        back to the match thread whatever else comes next."""
+        self.current = None
+        ms = (time.perf_counter() - pending.started) * 1000
+        steps = self._steps
+        if steps is None:
+            self.hand_back_locked((MOVE, (action, ms)))
+            return
+        started = time.perf_counter()
+        try:
+            turn = steps.send(self._answer(action, ms))
+        except StopIteration as done:
+            self.hand_back_locked((DONE, done.value))
+            return
+        except Exception as exc:  # MatchAborted, or a crash: the match thread raises it
+            self.hand_back_locked((ERROR, exc))
+            return
+        seat = self.seats[turn.seat]
+        if seat is None or not seat.can_issue_locked() or not seat.issue_locked(turn, started):
+            self.hand_back_locked((TURN, turn))
+
+    def hand_back_locked(self, handback: Handback) -> None:
+        """Wake the match thread with ``handback`` (turn lock held)."""
+        if handback[0] == FAILED:
+            self.current = None
+        self._handback = handback
+        self._handed_back.notify()
+
+    def await_handback(self) -> Handback:
+        """(match thread) Wait for the pending turn to be answered or to time out."""
+        timed_out: Pending | None = None
+        with self.turn_lock:
+            while True:
+                handback = self._handback
+                if handback is not None:
+                    self._handback = None
+                    break
+                pending = self.current
+                if pending is None:  # cannot happen: a cleared turn always hands back
+                    self._handed_back.wait(1.0)
+                    continue
+                left = pending.deadline - time.monotonic()
+                if left <= 0:
+                    pending.seat.pending = None
+                    self.current = None
+                    timed_out = pending
+                    break
+                self._handed_back.wait(left)
+        if timed_out is not None:
+            return timed_out.seat.handle_timeout(timed_out)
+        assert handback is not None
+        if handback[0] == FAILED:
+            pending, failure = handback[1]
+            return pending.seat.handle_failure(pending, failure)
+        return handback
 
     def on_step(self, state: State, player: int, action: Action) -> None:
         """play_match's step hook: spectators get the public view; aborts stop the match."""
@@ -173,17 +292,13 @@ class Table:
     def next_sequence(self) -> int:
         return next(self._seq)
 
-    def turn_message(self, sequence: int, seat: int, turn: Turn) -> pb.PlayResponse:
+    def turn_message(self, sequence: int, seat: int, turn: Turn) -> bytes:
+        """The Turn (a serialised PlayResponse) asking ``seat`` for ``turn``."""
         observation = turn.observation
         if self.on_turn is not None:
             self.on_turn(sequence, seat, observation)
-        return turn_message(
-            sequence,
-            len(turn.state.history),
-            self.game.id,
-            observation,
-            self._legal.build(turn.legal),
-            self.move_ms,
+        return self._turns.turn(
+            sequence, len(turn.state.history), observation, turn.legal, self.move_ms
         )
 
     def match_start(self, seat: int) -> pb.MatchStart:
