@@ -173,7 +173,12 @@ def _register_extensions() -> None:
         importlib.import_module(name).register(app)
 
 
-EXTENSIONS: tuple[str, ...] = ("arena.cli_tournament", "arena.server.cli", "arena.cli_replay")
+EXTENSIONS: tuple[str, ...] = (
+    "arena.cli_tournament",
+    "arena.server.cli",
+    "arena.cli_replay",
+    "arena.botcheck",
+)
 
 
 def main() -> None:

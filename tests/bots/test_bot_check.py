@@ -1,0 +1,216 @@
+"""``arena bot check``: every shipped bot passes; each kind of broken bot is caught and named.
+
+The shipped bots (the Python random client, the ISMCTS client, the Node and the Go
+example bots) are checked on two games each (together they cover every game); the
+broken bots (``broken_bots.py`` and ``tests/wire/scripted_bot.py``) on one short game.
+A missing Node or Go toolchain fails the test with the command that installs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.botcheck import CHECKS, CheckConfig, Report, check_bot
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+NODE_DIR = ROOT / "bots" / "node"
+GO_DIR = ROOT / "bots" / "go"
+GO_APT = (
+    "apt-get update && apt-get install -y golang-go golang-google-grpc-dev "
+    "golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go "
+    "protoc-gen-go-grpc protobuf-compiler"
+)
+NODE_APT = "apt-get install -y nodejs npm (Node.js >= 18), then npm ci in bots/node"
+BROKEN = f"python {HERE / 'broken_bots.py'}"
+SCRIPTED = f"python {ROOT / 'tests' / 'wire' / 'scripted_bot.py'}"
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+def _build(cmd: list[str], what: str, cwd: Path = ROOT) -> None:
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        pytest.fail(f"{what} failed ({' '.join(cmd)}):\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def node_bot() -> str:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.fail(f"Node.js is not installed; install it with: {NODE_APT}")
+    lock = NODE_DIR / "package-lock.json"
+    marker = NODE_DIR / "node_modules" / ".package-lock.json"
+    if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
+        _build(["npm", "ci", "--no-audit", "--no-fund"], "npm ci in bots/node", NODE_DIR)
+    return f"node {NODE_DIR / 'bot.js'} --seed 7"
+
+
+@pytest.fixture(scope="module")
+def go_bot() -> str:
+    tools = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc", "make")
+    missing = [t for t in tools if not shutil.which(t)]
+    if missing:
+        pytest.fail(f"Go toolchain missing ({', '.join(missing)}); install it with: {GO_APT}")
+    _build(["make", "-C", str(GO_DIR)], "building the Go bot (make -C bots/go)")
+    return f"{GO_DIR / 'bin' / 'menagerie-go-bot'} --seed 7"
+
+
+def _table(report: Report) -> str:
+    return "\n".join(
+        f"{g.game} {c.check}: {c.status}: {c.detail}" for g in report.games for c in g.checks
+    )
+
+
+def _assert_passes(report: Report, games: list[str]) -> None:
+    assert [g.game for g in report.games] == games
+    assert report.ok, _table(report)
+    for g in report.games:
+        assert [c.check for c in g.checks] == list(CHECKS)
+        assert all(c.status == "pass" for c in g.checks), _table(report)
+        assert [r.name for r in g.runs] == ["game 1", "game 2", "graceful shutdown", "lost server"]
+        assert all(r.joined and r.exit_code is not None for r in g.runs)
+
+
+# -- the shipped bots pass ------------------------------------------------------------------
+
+
+def test_python_random_client_passes() -> None:
+    games = ["zooloretto_mini", "manatee_sanctuary"]
+    _assert_passes(check_bot("python -m bots.random_client --seed 3", games), games)
+
+
+def test_ismcts_client_passes() -> None:
+    if not (ROOT / "bots" / "ismcts_client.py").exists():
+        pytest.skip("bots/ismcts_client.py is not present")
+    games = ["dziobaki", "panorama"]
+    report = check_bot("python -m bots.ismcts_client --iterations 10 --seed 1", games)
+    _assert_passes(report, games)
+
+
+def test_node_bot_passes(node_bot: str) -> None:
+    games = ["zooloretto_mini", "dziobaki"]
+    _assert_passes(check_bot(node_bot, games), games)
+
+
+def test_go_bot_passes(go_bot: str) -> None:
+    games = ["carson_city_zoo", "panorama"]
+    _assert_passes(check_bot(go_bot.split(), games), games)
+
+
+# -- broken bots are caught and named ---------------------------------------------------------
+
+BROKEN_CASES = {
+    "never joins": (
+        f"{BROKEN} --mode never-join",
+        CheckConfig(join_timeout_s=2.0),
+        "join",
+        ["no Join with its credential within 2 s", "stderr: broken bot: never joined"],
+    ),
+    "too slow": (
+        f"{SCRIPTED} --mode slow --at 2 --sleep 0.5",
+        CheckConfig(move_ms=300.0),
+        "deadline",
+        ["late answer", "no move within 300 ms"],
+    ),
+    "illegal moves": (
+        f"{SCRIPTED} --mode index --at 2",
+        CheckConfig(),
+        "legal",
+        ["illegal move", "index 999 is out of range"],
+    ),
+    "crashes at game over": (
+        f"{BROKEN} --mode crash-at-game-over",
+        CheckConfig(),
+        "game_end",
+        ["exited with status 1 at GameOver", "RuntimeError: broken bot: crash at game over"],
+    ),
+    "crashes mid-game": (
+        f"{SCRIPTED} --mode crash --at 3",
+        CheckConfig(),
+        "game_end",
+        ["left before GameOver", "exited with code 1"],
+    ),
+    "hangs after the server closes": (
+        f"{BROKEN} --mode hang-after-close",
+        CheckConfig(close_timeout_s=2.0),
+        "server_close",
+        ["graceful shutdown", "still running 2 s after the server closed", "lost server"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN_CASES))
+def test_broken_bot_is_caught_and_named(case: str) -> None:
+    command, config, failing, words = BROKEN_CASES[case]
+    report = check_bot(command, ["dziobaki"], config)
+    assert not report.ok
+    (game,) = report.games
+    status = {c.check: c.status for c in game.checks}
+    assert status[failing] == "fail", _table(report)
+    others = {k: v for k, v in status.items() if k != failing}
+    assert "fail" not in others.values(), _table(report)  # the right check is named
+    detail = next(c.detail for c in game.checks if c.check == failing)
+    for word in words:
+        assert word in detail, detail
+    if failing == "join":
+        assert set(others.values()) == {"skip"}
+    for run in game.runs:  # every program was stopped and reaped, even a hanging one
+        assert run.pid is not None
+        with pytest.raises(ProcessLookupError):
+            os.kill(run.pid, 0)
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+def test_cli_json_for_a_good_bot() -> None:
+    proc = subprocess.run(
+        [*ARENA, "bot", "check", "python -m bots.random_client", "--game", "dziobaki", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["ok"] is True
+    assert data["command"] == "python -m bots.random_client"
+    (game,) = data["games"]
+    assert game["game"] == "dziobaki"
+    assert [(c["check"], c["status"]) for c in game["checks"]] == [(k, "pass") for k in CHECKS]
+    assert len(game["runs"]) == 4
+
+
+def test_cli_table_and_exit_status_for_a_broken_bot() -> None:
+    cmd = ["python", str(HERE / "broken_bots.py"), "--mode", "crash-at-game-over"]
+    proc = subprocess.run(
+        [*ARENA, "bot", "check", "--game", "dziobaki", "--", *cmd],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "survives game end" in out
+    assert "FAIL" in out
+    assert "1 of 5 checks failed (dziobaki: survives game end)" in out
+    assert "RuntimeError: broken bot: crash at game over" in out  # the bot's stderr
+
+
+def test_cli_unknown_game_is_a_user_error() -> None:
+    proc = subprocess.run(
+        [*ARENA, "bot", "check", "python -m bots.random_client", "--game", "chess"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "unknown game(s) chess" in proc.stderr
