@@ -5,7 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint typecheck pytest venv clean proto proto-check
+# System packages some tests need (Debian): headless Chromium for the replay viewer's
+# browser test, Go + protoc for the Go example bot. Node.js 20 comes with the machine.
+APT_PACKAGES := chromium chromium-driver fonts-dejavu-core golang-go golang-google-grpc-dev \
+	golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go \
+	protoc-gen-go-grpc protobuf-compiler
+SYSTEM_TOOLS := chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm
+
+.PHONY: demo test lint typecheck pytest venv clean proto proto-check system-deps
 
 venv: $(STAMP)
 
@@ -19,7 +26,17 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python -m arena.demo
 
-test: lint typecheck proto-check pytest
+test: system-deps lint typecheck proto-check pytest
+
+# Installs the Debian packages above when a tool is missing (as root; otherwise it
+# prints the command, and the tests that need the tool fail naming it).
+system-deps:
+	@missing=""; for t in $(SYSTEM_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	echo "missing:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PACKAGES); \
+	else echo "run as root: apt-get update && apt-get install -y $(APT_PACKAGES)"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
