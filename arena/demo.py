@@ -70,7 +70,7 @@ def main() -> None:
             bad += not verify_record(record).ok
     print(f"replayed {checked} records: {checked - bad} verified, {bad} failed")
     print(f"\nthe tournaments are in {OUT}/tournaments/; to look further:")
-    print("  mlflow ui --backend-store-uri sqlite:///mlflow.db    # then http://127.0.0.1:5000")
+    print("  .venv/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db  # http://127.0.0.1:5000")
     print("      (experiment 'menagerie-demo': one run per game, metrics elo/*, artifacts)")
     if results:
         first = results[0]

@@ -370,7 +370,7 @@ def print_report(result: TournamentResult, console: Console) -> None:
         uri = cfg.tracking_uri or "sqlite:///mlflow.db"
         console.print(
             f"MLflow run {result.run_id} in experiment {cfg.experiment!r}; "
-            f"see it with: mlflow ui --backend-store-uri {uri}"
+            f"see it with: .venv/bin/mlflow ui --backend-store-uri {uri}"
         )
 
 
