@@ -19,6 +19,8 @@ BotFactory = Callable[..., Bot]
 
 BUILTIN: dict[str, str] = {
     "random": "bots.random_bot:RandomBot",
+    "greedy": "bots.greedy:GreedyBot",
+    "ismcts": "bots.ismcts:IsmctsBot",
 }
 
 

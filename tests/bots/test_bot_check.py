@@ -86,8 +86,6 @@ def test_python_random_client_passes() -> None:
 
 
 def test_ismcts_client_passes() -> None:
-    if not (ROOT / "bots" / "ismcts_client.py").exists():
-        pytest.skip("bots/ismcts_client.py is not present")
     games = ["dziobaki", "panorama"]
     report = check_bot("python -m bots.ismcts_client --iterations 10 --seed 1", games)
     _assert_passes(report, games)

@@ -1,0 +1,112 @@
+"""What a per-game heuristic provides, and the generic fallback.
+
+A :class:`Heuristic` estimates every seat's **final** score from a full state (a real
+state or a determinization: search bots only ever hand it states drawn with
+``resample``, so it may look at the whole state without cheating). The greedy bot turns
+the estimate into the value of a move for one seat; ISMCTS turns it into rewards at the
+rollout cutoff. The estimate is the current score plus what a thoughtful player would
+count on (open enclosures, pending captures, food shortages, ...), documented per game.
+
+:class:`ObservedScores` is the generic fallback for a game without its own module: the
+current score of every seat as the spectator observation shows it (``scores`` or a
+``total`` per player), so every registered game gets a greedy and an ISMCTS bot.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine import Action, State
+from engine.core import JSON
+
+
+class Heuristic:
+    """Per-game knowledge for the reference bots (override :meth:`estimate`)."""
+
+    game_id: str = ""
+    scale: float = 10.0
+    """A typical final-score difference between a good and a poor player (reward scaling)."""
+    samples: int = 1
+    """Determinizations the greedy bot averages over (1 when nothing relevant is hidden)."""
+    rival_weight: float = 0.5
+    """How much the greedy bot values lowering the best rival's estimate (0 = own score only)."""
+    rollout_depth: int = 20
+    """Decisions an ISMCTS rollout plays before the position is scored with ``estimate``."""
+    own_weight: float = 0.0
+    """Share of ISMCTS's reward given to the own score against the others' average (the
+    rest: standing and margin over the best rival); see :func:`bots.rewards.rewards`."""
+    exploration: float = 0.7
+    """ISMCTS's UCB exploration constant for this game (rewards lie in [0, 1])."""
+    solitaire: bool = False
+    """True when no seat's decisions affect another seat's score (Dziobaki): ISMCTS then
+    rewards each seat by its own score and does not branch on the other seats' moves."""
+    """Decisions an ISMCTS rollout plays before the position is scored with ``estimate``."""
+
+    def estimate(self, state: State) -> list[float]:
+        """Estimated final score of every seat of ``state`` (a full state)."""
+        return observed_scores(state.observation(None), state.num_players)
+
+    def value(self, estimates: Sequence[float], seat: int) -> float:
+        """One number for ``seat``: own estimate minus a share of the best rival's."""
+        own = estimates[seat]
+        if len(estimates) < 2 or self.rival_weight == 0:
+            return own
+        best_other = max(e for i, e in enumerate(estimates) if i != seat)
+        return own - self.rival_weight * best_other
+
+    def prior(self, state: State, legal: list[Action], rng: random.Random) -> list[float] | None:
+        """Cheap scores ranking ``legal`` (higher first) for ISMCTS's progressive widening
+        below the root, or None to consider every action (the default)."""
+        return None
+
+    def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
+        """The move a cheap rollout policy plays (default: uniform random)."""
+        return legal[rng.randrange(len(legal))]
+
+
+class ObservedScores(Heuristic):
+    """Fallback: the current score of every seat, read from the spectator observation."""
+
+    def __init__(self, game_id: str = "") -> None:
+        self.game_id = game_id
+
+
+def observed_scores(obs: Mapping[str, JSON], num_players: int) -> list[float]:
+    """The per-seat current scores found in an observation, or zeros if none are shown.
+
+    Looks for a top-level ``scores`` list, then for a ``total`` (or ``score.total`` /
+    ``points.total``) in each entry of ``players`` or ``boards``.
+
+    >>> observed_scores({"scores": [3, 5]}, 2)
+    [3.0, 5.0]
+    >>> observed_scores({"players": [{"total": 1}, {"score": {"total": 4}}]}, 2)
+    [1.0, 4.0]
+    """
+    scores = obs.get("scores")
+    if isinstance(scores, list) and len(scores) == num_players:
+        return [_num(s) for s in scores]
+    for key in ("players", "boards"):
+        entries = obs.get(key)
+        if isinstance(entries, list) and len(entries) == num_players:
+            return [_total(e) for e in entries]
+    return [0.0] * num_players
+
+
+def _total(entry: Any) -> float:
+    if not isinstance(entry, Mapping):
+        return 0.0
+    if "total" in entry:
+        return _num(entry["total"])
+    for key in ("score", "points", "breakdown"):
+        sub = entry.get(key)
+        if isinstance(sub, Mapping) and "total" in sub:
+            return _num(sub["total"])
+        if isinstance(sub, int | float) and not isinstance(sub, bool):
+            return float(sub)
+    return 0.0
+
+
+def _num(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0

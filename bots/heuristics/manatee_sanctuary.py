@@ -1,0 +1,263 @@
+"""Manatee Sanctuary: score, the points housed manatees will still earn, and food balance.
+
+The estimate of a seat's final score, from what the seat itself observes (its hand and
+draft cards included; search bots only evaluate determinizations):
+
+* its score so far;
+* the housed manatees scored in every scoring phase still to come (3/6/3, 2/4/2, 1/2/1
+  points for grey/pink/yellow in rounds 1/2/3) and its end-game scoring cards applied
+  to them;
+* the **food balance**: food now plus the harvests its hand can still bring, against
+  the feeding need (grey + yellow + 2 × pink) of every feeding still to come; a
+  shortfall forces returns, each costing 2 points and the returned manatee's future
+  points (later rounds, with more uncertain income, count a bit less);
+* a small value for free habitat space and for completed flowers (future harvests);
+* the cards still in hand, each at the better of its halves: rescue icons at the net
+  value of a manatee (its points minus its food), harvest icons at the food they bring,
+  the expansion at its flowers, food and habitat;
+* in the draft, the hand it will end up with: a split is worth the weaker of its two
+  stacks (the receiver keeps the better one), a keep the chosen stack.
+
+The rollout policy acts or expands with the better of the same card values, keeps the
+better stack, splits the five cards into the most balanced stacks, and returns the
+cheapest manatees.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+from bots.heuristics.base import Heuristic
+from engine import Action, State
+from engine.manatee_sanctuary.data import (
+    CARD_INDEX,
+    ENDGAME,
+    HABITAT,
+    N_HARVEST,
+    N_PINK,
+    N_RANDOM,
+    N_YELLOW,
+    ROUND_POINTS,
+)
+
+RETURN_COST = 2.0
+FUTURE_SHORTFALL_WEIGHT = 0.6
+SPACE_VALUE = 0.3
+HAND_WEIGHT = 0.6
+ENDGAME_CARD_VALUE = 4.0
+
+
+def rounds_to_score(obs: Mapping[str, Any]) -> list[int]:
+    """The rounds whose scoring phase is still to come."""
+    if obs["phase"] in ("game_over", "over"):
+        return []
+    return list(range(int(obs["round"]), 4))
+
+
+class Seat:
+    """The numbers of one seat that the estimate works with."""
+
+    def __init__(self, player: Mapping[str, Any], obs: Mapping[str, Any]) -> None:
+        self.score = float(player["score"])
+        self.food = float(player["food"])
+        self.flowers = int(player["flowers"])
+        self.housed = (
+            int(player["housed_grey"]),
+            int(player["housed_pink"]),
+            int(player["housed_yellow"]),
+        )
+        self.capacity = int(player["capacity"])
+        self.usage = int(player["usage"])
+        self.endgame = [ENDGAME[CARD_INDEX[c["card"]]] for c in player["sanctuary"]]
+        self.rounds = rounds_to_score(obs)
+        self._points = self._points_per()
+        self._net = max(0.0, self._points[0] - 0.7 * len(self.rounds))
+        self._values: dict[str, float] = {}
+
+    def need(self) -> int:
+        g, p, y = self.housed
+        return g + y + 2 * p
+
+    def points_per(self) -> tuple[float, float, float]:
+        """Future round points of one grey, pink and yellow manatee."""
+        return self._points
+
+    def _points_per(self) -> tuple[float, float, float]:
+        g = sum(float(ROUND_POINTS[r - 1][0]) for r in self.rounds)
+        p = sum(float(ROUND_POINTS[r - 1][1]) for r in self.rounds)
+        y = sum(float(ROUND_POINTS[r - 1][2]) for r in self.rounds)
+        return g, p, y
+
+    def endgame_points(self) -> float:
+        g, p, y = self.housed
+        total = 0.0
+        for kind in self.endgame:
+            if kind == "per_2_manatees_1":
+                total += (g + p + y) // 2
+            elif kind == "per_pink_2":
+                total += 2 * p
+            elif kind == "per_yellow_3":
+                total += 3 * y
+        return total
+
+    def manatee_net(self) -> float:
+        """Net future value of one more (random) manatee: its points minus its food."""
+        return self._net
+
+    def card_value(self, card: str) -> float:
+        """The better half of a card in hand (see the module docstring)."""
+        known = self._values.get(card)
+        if known is not None:
+            return known
+        c = CARD_INDEX[card]
+        rescue = N_PINK[c] + N_YELLOW[c] + N_RANDOM[c]
+        free = max(0, self.capacity - self.usage)
+        act = min(rescue, free + 1) * self.manatee_net() + N_HARVEST[c] * self.flowers * 0.6
+        habitat_value = SPACE_VALUE * HABITAT[c] * (1.0 if len(self.rounds) > 1 else 0.5)
+        expand = 1.5 + habitat_value + (ENDGAME_CARD_VALUE if ENDGAME[c] else 0.0)
+        value = self._values[card] = max(act, expand)
+        return value
+
+    def food_balance(self, harvest: float) -> float:
+        """Expected points lost to feeding shortfalls (<= 0)."""
+        if not self.rounds:
+            return 0.0
+        g_pts, p_pts, y_pts = self.points_per()
+        need = self.need()
+        per_food = RETURN_COST + min(
+            g_pts if self.housed[0] else 1e9,
+            p_pts / 2 if self.housed[1] else 1e9,
+            y_pts if self.housed[2] else 1e9,
+        )
+        if per_food > 1e8:
+            return 0.0
+        food = self.food + harvest
+        loss = max(0.0, need - food) * per_food
+        carry = max(0.0, food - need)
+        later_per_food = max(RETURN_COST, per_food - g_pts / max(1, len(self.rounds)))
+        for _ in self.rounds[1:]:
+            income = 1.5 * self.flowers + 1.0
+            short = max(0.0, need - carry - income)
+            loss += FUTURE_SHORTFALL_WEIGHT * short * later_per_food
+            carry = max(0.0, carry + income - need)
+        return -loss
+
+    def estimate(self, hand: Sequence[str], hand_value: float) -> float:
+        g_pts, p_pts, y_pts = self.points_per()
+        g, p, y = self.housed
+        est = self.score + g * g_pts + p * p_pts + y * y_pts + self.endgame_points()
+        harvest = sum(N_HARVEST[CARD_INDEX[c]] for c in hand) * self.flowers * 0.7
+        est += self.food_balance(harvest)
+        if len(self.rounds) > 1:
+            est += SPACE_VALUE * min(6, max(0, self.capacity - self.usage))
+            est += 0.3 * self.flowers
+        return est + HAND_WEIGHT * hand_value
+
+
+def stack_value(seat: Seat, cards: Sequence[str]) -> float:
+    return sum(seat.card_value(c) for c in cards)
+
+
+def split_value(seat: Seat, dealt: Sequence[str], small: Sequence[str]) -> float:
+    """What a split leaves the splitter: the weaker stack (the receiver keeps the better)."""
+    large = [c for c in dealt if c not in small]
+    return min(stack_value(seat, small), stack_value(seat, large))
+
+
+def best_split(seat: Seat, dealt: Sequence[str]) -> float:
+    options = [list(s) for k in (1, 2) for s in combinations(dealt, k)]
+    return max(split_value(seat, dealt, s) for s in options) if options else 0.0
+
+
+def draft_hand_value(seat: Seat, obs: Mapping[str, Any]) -> float:
+    """Expected value of the hand a seat will hold after the draft."""
+    dealt = obs.get("dealt") or []
+    mine = obs.get("my_split") or []
+    small = obs.get("received_small") or []
+    large = obs.get("received_large") or []
+    average_stack = 2.5 * seat.card_value("S46")  # a typical card, for unseen stacks
+    own = split_value(seat, dealt, mine) if dealt and mine else 0.0
+    if dealt and not mine:
+        own = best_split(seat, dealt)
+    if small or large:
+        keep = obs.get("my_keep") or ""
+        if keep == "small":
+            got = stack_value(seat, small)
+        elif keep == "large":
+            got = stack_value(seat, large)
+        else:
+            got = max(stack_value(seat, small), stack_value(seat, large))
+        return own + got
+    return own + average_stack
+
+
+class ManateeHeuristic(Heuristic):
+    game_id = "manatee_sanctuary"
+    scale = 12.0
+    samples = 2
+
+    def estimate(self, state: State) -> list[float]:
+        if state.is_terminal():
+            return [float(s) for s in state.result().scores]
+        out = []
+        for seat in range(state.num_players):
+            obs = state.observation(seat)
+            me = Seat(obs["players"][seat], obs)
+            hand = obs.get("hand") or []
+            if obs["phase"] == "draft" and obs["step"] in ("split", "keep"):
+                value = draft_hand_value(me, obs)
+            else:
+                value = stack_value(me, hand)
+            out.append(me.estimate(hand, value))
+        return out
+
+    def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
+        kind = legal[0].KIND
+        if kind in ("act", "expand"):
+            seat = state.current_player
+            obs = state.observation(seat)
+            me = Seat(obs["players"][seat], obs)
+            best, best_v = legal[0], -1e9
+            for a in legal:
+                c = CARD_INDEX[str(getattr(a, "card", ""))]
+                if a.KIND == "act":
+                    rescue = N_PINK[c] + N_YELLOW[c] + N_RANDOM[c]
+                    free = max(0, me.capacity - me.usage)
+                    v = min(rescue, free) * me.manatee_net() + N_HARVEST[c] * me.flowers * 0.6
+                else:
+                    v = 1.5 + SPACE_VALUE * HABITAT[c] + (ENDGAME_CARD_VALUE if ENDGAME[c] else 0)
+                v += rng.random()
+                if v > best_v:
+                    best, best_v = a, v
+            return best
+        if kind == "return":
+            # cheapest in points: greys before yellows before pinks, fewest manatees
+            def cost(a: Action) -> tuple[int, int]:
+                g, p, y = (int(getattr(a, k, 0)) for k in ("grey", "pink", "yellow"))
+                return (4 * p + 2 * y + g, g + p)
+
+            return min(legal, key=cost)
+        if kind == "split":
+            seat = state.current_player
+            obs = state.observation(seat)
+            me = Seat(obs["players"][seat], obs)
+            dealt = obs.get("dealt") or []
+            return max(
+                legal,
+                key=lambda a: split_value(me, dealt, getattr(a, "small", ())) + rng.random() * 0.5,
+            )
+        if kind == "keep":
+            seat = state.current_player
+            obs = state.observation(seat)
+            me = Seat(obs["players"][seat], obs)
+            small = stack_value(me, obs.get("received_small") or [])
+            large = stack_value(me, obs.get("received_large") or [])
+            want = "small" if small > large else "large"
+            return next((a for a in legal if getattr(a, "stack", "") == want), legal[0])
+        return legal[rng.randrange(len(legal))]
+
+
+HEURISTIC = ManateeHeuristic()

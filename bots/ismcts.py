@@ -1,0 +1,307 @@
+"""``ismcts``: single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
+
+One tree is grown for the observer's information set. Every iteration draws a
+determinization with the engine's ``resample(seat, rng)`` (a full state consistent with
+what the seat knows), descends the tree choosing among the children that are legal in
+that determinization by UCB1 with availability counts (a child's exploration term uses
+the number of iterations in which it was available, not its parent's visits), expands
+one untried legal action, plays a rollout and backs up a reward vector (one reward per
+seat; each node accumulates the reward of the seat that acted there).
+
+* **Chance is explicit**: at a chance node of the determinization the outcome is sampled
+  with the engine's probabilities and the tree branches on it, so decisions below it
+  (e.g. which truck to load after a draw) are conditioned on what was drawn.
+* **Rollouts** follow the game heuristic's cheap policy (``rollout=policy``, the default)
+  or uniform random moves (``rollout=random``) for at most ``depth`` decisions (default:
+  the heuristic's ``rollout_depth``, tuned per game), then the position is scored with
+  the heuristic's estimate of every seat's final score; a terminal position is scored
+  with its result. A rollout still running at the deadline is cut off there.
+* **Rewards** are normalised to [0, 1] (:mod:`bots.rewards`): half standing among the
+  seats, half the margin over the best rival squashed at the game's scale. In a game
+  where no seat can affect another's score (the heuristic says ``solitaire``, e.g.
+  Dziobaki) each seat is rewarded by its own squashed score, and the other seats' moves
+  are played at random without branching the tree (they cannot matter to the observer).
+* **Budget**: ``ismcts:iterations=N`` (reproducible) or ``ismcts:ms=M`` (wall clock,
+  checked every iteration; the bot stops when one more iteration of average length would
+  pass the budget, so it overruns by at most about one iteration). With both, whichever
+  comes first. The match's per-move limit, when given, caps the budget at 80 %.
+* The move played is the most visited root child (ties: better mean reward, then the
+  turn's RNG), so the bot is deterministic given its seed and an iteration budget.
+
+* **Progressive widening and bias**: the root's actions are ranked by the greedy bot's
+  one-step values (``prior=greedy``; ``prior=none`` to skip), other nodes' by the
+  heuristic's cheap ``prior`` where it has one; only the best ``2 + widen * sqrt(visits)``
+  are searched, best-ranked first, so wide decisions (100 placements) get a focused
+  search. At the root the greedy value also adds a progressive bias
+  ``bias * (1 + tanh((value - best) / scale)) / (visits + 1)`` to UCB, which fades as
+  the search gathers evidence.
+
+Options: ``iterations`` (default 400 when neither budget is given), ``ms``, ``c`` (UCB
+exploration; default: the heuristic's ``exploration``, tuned per game), ``depth``
+(rollout decisions before the cutoff; default: the heuristic's ``rollout_depth``),
+``rollout`` (``policy`` or ``random``), ``widen`` (default 1; 0 searches every action),
+``prior`` (``greedy`` or ``none``), ``bias`` (default 1; 0 disables), ``own`` (share of
+the reward for the own score; default: the heuristic's ``own_weight``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from bots.base import Turn
+from bots.greedy import action_values
+from bots.heuristics import Heuristic, heuristic_for
+from bots.rewards import rewards
+from engine import CHANCE, TERMINAL, Action, State
+from engine.core import sample_outcome
+
+DEFAULT_ITERATIONS = 400
+
+
+class Node:
+    """A tree node: the edge ``action`` taken by ``player`` from ``parent`` leads here."""
+
+    __slots__ = ("action", "avails", "children", "parent", "player", "prior", "reward", "visits")
+
+    def __init__(self, parent: Node | None, action: Action | None, player: int) -> None:
+        self.parent = parent
+        self.action = action
+        self.player = player
+        self.children: dict[Action, Node] = {}
+        self.visits = 0
+        self.avails = 1
+        self.reward = 0.0
+        self.prior: dict[Action, float] | None = None
+        """Prior score of the actions seen at this decision node (None: not ranked)."""
+
+
+class IsmctsBot:
+    """Single-observer ISMCTS with explicit chance nodes (see the module docstring)."""
+
+    name = "ismcts"
+    version = "1"
+
+    def __init__(
+        self,
+        iterations: int | None = None,
+        ms: float | None = None,
+        c: float | None = None,
+        depth: int | None = None,
+        rollout: str = "policy",
+        widen: float = 1.0,
+        prior: str = "greedy",
+        bias: float = 1.0,
+        own: float | None = None,
+    ) -> None:
+        if iterations is None and ms is None:
+            iterations = DEFAULT_ITERATIONS
+        if iterations is not None and iterations < 1:
+            raise ValueError("iterations must be >= 1")
+        if ms is not None and ms <= 0:
+            raise ValueError("ms must be > 0")
+        if rollout not in ("policy", "random"):
+            raise ValueError("rollout must be 'policy' or 'random'")
+        self.iterations = iterations
+        self.ms = float(ms) if ms is not None else None
+        self.c = None if c is None else float(c)
+        self.depth = None if depth is None else int(depth)
+        self.rollout = rollout
+        if prior not in ("greedy", "none"):
+            raise ValueError("prior must be 'greedy' or 'none'")
+        self.widen = float(widen)
+        self.prior = prior
+        self.bias = float(bias)
+        self.own = None if own is None else float(own)
+        self._root_bias: dict[Action, float] = {}
+        self.last_iterations = 0
+        """Iterations run for the last decision (for benchmarks)."""
+
+    def choose(self, turn: Turn) -> int:
+        legal = turn.legal
+        if len(legal) == 1:
+            self.last_iterations = 0
+            return 0
+        budget_ms = self.ms
+        if turn.time_left_ms is not None:
+            cap = 0.8 * turn.time_left_ms
+            budget_ms = cap if budget_ms is None else min(budget_ms, cap)
+        root = self.search(turn, budget_ms)
+        return self._best(root, legal, turn.rng)
+
+    def search(self, turn: Turn, budget_ms: float | None) -> Node:
+        """Grow the tree for ``turn`` within the iteration and time budgets."""
+        h = heuristic_for(turn.game.id)
+        rng = turn.rng
+        root = Node(None, None, -1)
+        self._root_bias = {}
+        start = time.perf_counter()
+        deadline = start + budget_ms / 1000.0 if budget_ms is not None else math.inf
+        if self.prior == "greedy" and self.widen > 0 and len(turn.legal) > 2:
+            values = action_values(turn, h, h.samples, 1, None, rng)
+            root.prior = dict(zip(turn.legal, values, strict=True))
+            if self.bias > 0:
+                top = max(values)
+                self._root_bias = {
+                    a: self.bias * (1.0 + math.tanh((v - top) / h.scale))
+                    for a, v in zip(turn.legal, values, strict=True)
+                }
+        limit = self.iterations if self.iterations is not None else 1 << 62
+        done = 0
+        while done < limit:
+            if done:
+                now = time.perf_counter()
+                # stop when one more iteration of average length would pass the deadline
+                if now + (now - start) / done > deadline:
+                    break
+            state = turn.state.resample(turn.seat, rng)
+            self._iterate(root, state, turn.seat, h, rng, deadline)
+            done += 1
+        self.last_iterations = done
+        return root
+
+    def _iterate(
+        self,
+        root: Node,
+        state: State,
+        seat: int,
+        h: Heuristic,
+        rng: random.Random,
+        deadline: float,
+    ) -> None:
+        node = root
+        c = h.exploration if self.c is None else self.c
+        solitaire = h.solitaire
+        # selection and expansion
+        while True:
+            player = state.current_player
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                outcome = sample_outcome(state.chance_outcomes(), rng)
+                child = node.children.get(outcome)
+                if child is None:
+                    child = node.children[outcome] = Node(node, outcome, CHANCE)
+                state.apply(outcome)
+                node = child
+                continue
+            legal = state.legal_actions()
+            if solitaire and player != seat:
+                # the other seats' moves cannot change this seat's score: no branching
+                state.apply(legal[rng.randrange(len(legal))])
+                continue
+            children = node.children
+            candidates = self._candidates(node, state, legal, h, rng)
+            untried = [a for a in candidates if a not in children]
+            if untried:
+                # ranked candidates: expand the best-ranked untried one; else at random
+                action = (
+                    untried[0] if node.prior is not None else untried[rng.randrange(len(untried))]
+                )
+                node = children[action] = Node(node, action, player)
+                state.apply(action)
+                break
+            best: Node | None = None
+            best_ucb = -math.inf
+            bias = self._root_bias if node is root else None
+            for a in candidates:
+                ch = children[a]
+                ch.avails += 1
+                ucb = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avails) / ch.visits)
+                if bias:
+                    ucb += bias.get(a, 0.0) / (ch.visits + 1)
+                if ucb > best_ucb:
+                    best_ucb, best = ucb, ch
+            assert best is not None and best.action is not None
+            state.apply(best.action)
+            node = best
+        # rollout and evaluation
+        values = self._rollout(state, h, rng, deadline)
+        # backpropagation
+        walk: Node | None = node
+        while walk is not None:
+            walk.visits += 1
+            if walk.player >= 0:
+                walk.reward += values[walk.player]
+            walk = walk.parent
+
+    def _candidates(
+        self, node: Node, state: State, legal: list[Action], h: Heuristic, rng: random.Random
+    ) -> list[Action]:
+        """The actions considered at ``node``: all of them, or the best-ranked few.
+
+        Progressive widening: where actions are ranked (the root by the greedy one-step
+        values, other nodes by the heuristic's ``prior``), only the top
+        ``2 + widen * sqrt(visits)`` legal ones are candidates, so the search spends its
+        iterations on the plausible moves first and widens as they are visited.
+        """
+        if self.widen <= 0 or len(legal) <= 2:
+            return legal
+        prior = node.prior
+        if prior is None:
+            if node.parent is not None:
+                scores = h.prior(state, legal, rng)
+                if scores is None:
+                    return legal
+                prior = node.prior = dict(zip(legal, scores, strict=True))
+            else:
+                return legal
+        missing = [a for a in legal if a not in prior]
+        if missing:
+            scores = h.prior(state, missing, rng)
+            for a, v in zip(missing, scores or [0.0] * len(missing), strict=True):
+                prior[a] = v
+        k = 2 + int(self.widen * math.sqrt(node.visits))
+        if k >= len(legal):
+            return sorted(legal, key=lambda a: -prior[a])
+        return sorted(legal, key=lambda a: -prior[a])[:k]
+
+    def _rollout(
+        self, state: State, h: Heuristic, rng: random.Random, deadline: float
+    ) -> list[float]:
+        """Play on to the depth cutoff (or the deadline), then score the position."""
+        decisions = 0
+        depth = h.rollout_depth if self.depth is None else self.depth
+        policy = self.rollout == "policy"
+        while True:
+            player = state.current_player
+            if player == TERMINAL:
+                result = state.result()
+                if h.solitaire:
+                    return [rewards([s], None, h.scale)[0] for s in result.scores]
+                return rewards(result.scores, result.ranks, h.scale, self._own(h))
+            if player == CHANCE:
+                state.apply(sample_outcome(state.chance_outcomes(), rng))
+                continue
+            if decisions >= depth or time.perf_counter() > deadline:
+                estimates = h.estimate(state)
+                if h.solitaire:
+                    return [rewards([e], None, h.scale)[0] for e in estimates]
+                return rewards(estimates, None, h.scale, self._own(h))
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                action = legal[0]
+            elif policy:
+                action = h.rollout_action(state, legal, rng)
+            else:
+                action = legal[rng.randrange(len(legal))]
+            state.apply(action)
+            decisions += 1
+
+    def _own(self, h: Heuristic) -> float:
+        return h.own_weight if self.own is None else self.own
+
+    @staticmethod
+    def _best(root: Node, legal: list[Action], rng: random.Random) -> int:
+        """Index in ``legal`` of the most visited root child (ties: mean reward, then RNG)."""
+        best_key: tuple[int, float] | None = None
+        ties: list[int] = []
+        for i, a in enumerate(legal):
+            ch = root.children.get(a)
+            key = (ch.visits, ch.reward / ch.visits) if ch is not None and ch.visits else (0, 0.0)
+            if best_key is None or key > best_key:
+                best_key, ties = key, [i]
+            elif key == best_key:
+                ties.append(i)
+        return ties[0] if len(ties) == 1 else ties[rng.randrange(len(ties))]
