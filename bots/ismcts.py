@@ -17,7 +17,8 @@ seat; each node accumulates the reward of the seat that acted there).
   the heuristic's estimate of every seat's final score; a terminal position is scored
   with its result. A rollout still running at the deadline is cut off there.
 * **Rewards** are normalised to [0, 1] (:mod:`bots.rewards`): half standing among the
-  seats, half the margin over the best rival squashed at the game's scale. In a game
+  seats, half the margin over the best rival squashed at the game's scale (optionally
+  mixed with the own score against the others' average, ``own``). In a game
   where no seat can affect another's score (the heuristic says ``solitaire``, e.g.
   Dziobaki) each seat is rewarded by its own squashed score, and the other seats' moves
   are played at random without branching the tree (they cannot matter to the observer).
@@ -27,7 +28,6 @@ seat; each node accumulates the reward of the seat that acted there).
   comes first. The match's per-move limit, when given, caps the budget at 80 %.
 * The move played is the most visited root child (ties: better mean reward, then the
   turn's RNG), so the bot is deterministic given its seed and an iteration budget.
-
 * **Progressive widening and bias**: the root's actions are ranked by the greedy bot's
   one-step values (``prior=greedy``; ``prior=none`` to skip), other nodes' by the
   heuristic's cheap ``prior`` where it has one; only the best ``2 + widen * sqrt(visits)``
@@ -40,8 +40,9 @@ Options: ``iterations`` (default 400 when neither budget is given), ``ms``, ``c`
 exploration; default: the heuristic's ``exploration``, tuned per game), ``depth``
 (rollout decisions before the cutoff; default: the heuristic's ``rollout_depth``),
 ``rollout`` (``policy`` or ``random``), ``widen`` (default 1; 0 searches every action),
-``prior`` (``greedy`` or ``none``), ``bias`` (default 1; 0 disables), ``own`` (share of
-the reward for the own score; default: the heuristic's ``own_weight``).
+``prior`` (``greedy`` or ``none``), ``bias`` (default: the heuristic's ``root_bias``; 0
+disables), ``own`` (share of the reward for the own score; default: the heuristic's
+``own_weight``).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class IsmctsBot:
         rollout: str = "policy",
         widen: float = 1.0,
         prior: str = "greedy",
-        bias: float = 1.0,
+        bias: float | None = None,
         own: float | None = None,
     ) -> None:
         if iterations is None and ms is None:
@@ -112,7 +113,7 @@ class IsmctsBot:
             raise ValueError("prior must be 'greedy' or 'none'")
         self.widen = float(widen)
         self.prior = prior
-        self.bias = float(bias)
+        self.bias = None if bias is None else float(bias)
         self.own = None if own is None else float(own)
         self._root_bias: dict[Action, float] = {}
         self.last_iterations = 0
@@ -141,10 +142,11 @@ class IsmctsBot:
         if self.prior == "greedy" and self.widen > 0 and len(turn.legal) > 2:
             values = action_values(turn, h, h.samples, 1, None, rng)
             root.prior = dict(zip(turn.legal, values, strict=True))
-            if self.bias > 0:
+            weight = h.root_bias if self.bias is None else self.bias
+            if weight > 0:
                 top = max(values)
                 self._root_bias = {
-                    a: self.bias * (1.0 + math.tanh((v - top) / h.scale))
+                    a: weight * (1.0 + math.tanh((v - top) / h.scale))
                     for a, v in zip(turn.legal, values, strict=True)
                 }
         limit = self.iterations if self.iterations is not None else 1 << 62

@@ -34,7 +34,7 @@ from typing import Any
 DEFAULT_BOTS = ("random", "greedy", "ismcts")
 ISMCTS_ITERATIONS = {
     "zooloretto_mini": 300,
-    "carson_city_zoo": 600,
+    "carson_city_zoo": 900,
     "dziobaki": 400,
     "panorama": 250,
     "manatee_sanctuary": 150,

@@ -37,6 +37,8 @@ class Heuristic:
     own_weight: float = 0.0
     """Share of ISMCTS's reward given to the own score against the others' average (the
     rest: standing and margin over the best rival); see :func:`bots.rewards.rewards`."""
+    root_bias: float = 1.0
+    """Weight of ISMCTS's progressive bias towards the greedy bot's choice at the root."""
     exploration: float = 0.7
     """ISMCTS's UCB exploration constant for this game (rewards lie in [0, 1])."""
     solitaire: bool = False

@@ -107,6 +107,8 @@ class CarsonHeuristic(Heuristic):
     samples = 4
     rollout_depth = 0  # the tree plus this evaluation beat noisy capture rollouts
     own_weight = 0.5  # half of the reward is the own score against the others' average
+    root_bias = 3.0  # lean on the greedy one-step values (threats, mutant risk) at the root
+    exploration = 0.4
 
     def estimate(self, state: State) -> list[float]:
         obs = state.observation(None)
