@@ -520,12 +520,6 @@ class State:
 # ---------------------------------------------------------------------------
 
 
-def uniform(outcomes: Sequence[Action]) -> list[tuple[Action, float]]:
-    """Equal probabilities over ``outcomes`` (kept in the given canonical order)."""
-    p = 1.0 / len(outcomes)
-    return [(o, p) for o in outcomes]
-
-
 def sample_outcome(outcomes: Sequence[tuple[Action, float]], rng: random.Random) -> Action:
     """Sample one chance outcome with the given probabilities using ``rng``."""
     r = rng.random()
@@ -571,5 +565,4 @@ __all__ = [
     "competition_ranks",
     "replay",
     "sample_outcome",
-    "uniform",
 ]
