@@ -345,7 +345,8 @@ class RemoteSeat:
 
     def _fail(self, kind: str, reason: str) -> BotFailure:
         """Record the consequences of a failure and return the BotFailure to raise."""
-        if kind == "disconnect" and self.disconnect_detail is not None:
+        if kind == "disconnect" and self.disconnect_detail is not None and reason != self.gone:
+            # (a seat marked gone already carries the process's exit detail as its reason)
             detail = self.disconnect_detail()
             if detail:
                 reason = f"{reason}; {detail}"
