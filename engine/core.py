@@ -340,6 +340,48 @@ class Game:
         """Decode an action or chance outcome from its JSON form."""
         return self._codec.decode(data)
 
+    def from_observation(
+        self,
+        num_players: int,
+        options: Mapping[str, JSON] | None,
+        seat: int,
+        observation: Mapping[str, JSON],
+        rng: random.Random,
+    ) -> State:
+        """A full state drawn from the information set that ``observation`` describes.
+
+        ``observation`` is what ``seat`` observed at one of its own turns (as
+        ``state.observation(seat)`` gives it, or as a bot receives it over the wire).
+        The returned state is a *determinization*: everything the observation shows is
+        as shown, and everything it hides (cards in other hands, the order of a bag or
+        a deck, other seats' secret commitments) is drawn at random with ``rng`` from
+        what is still possible, as :meth:`State.resample` does. So:
+
+        - ``state.observation(seat) == observation``, ``state.current_player == seat``
+          and ``state.legal_actions()`` are the seat's legal actions of that turn;
+        - ``state.history`` is empty (the steps that led here are unknown), but the
+          state is otherwise a normal one: it can be cloned, played to the end,
+          resampled and scored.
+
+        This is how a search bot that only receives observations (over gRPC) gets states
+        to search on. Raises :class:`ValueError` when the observation is malformed or
+        is not one of ``seat``'s turns.
+        """
+        initial = self.new_game(num_players, options)
+        if not isinstance(seat, int) or not 0 <= seat < num_players:
+            raise ValueError(f"seat must be 0..{num_players - 1}, got {seat!r}")
+        if not isinstance(observation, Mapping):
+            raise ValueError(f"an observation must be a JSON object, got {observation!r}")
+        try:
+            state = self._from_observation(initial, seat, observation, rng)
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ValueError(f"{self.id} observation is malformed: {exc!r}") from None
+        if state.current_player != seat:
+            raise ValueError(f"the observation is not one of seat {seat}'s turns")
+        state.history = []
+        state._legal = None
+        return state
+
     def _check_option(
         self, key: str, value: JSON, num_players: int, options: Mapping[str, JSON]
     ) -> str | None:
@@ -348,6 +390,16 @@ class Game:
 
     def _new_state(self, num_players: int, options: dict[str, JSON]) -> State:
         raise NotImplementedError
+
+    def _from_observation(
+        self, initial: State, seat: int, observation: Mapping[str, JSON], rng: random.Random
+    ) -> State:
+        """Build the determinization of :meth:`from_observation`.
+
+        ``initial`` is ``new_game`` with the checked player count and options; a game
+        may fill it in place or build a new state of its own.
+        """
+        raise NotImplementedError(f"{self.id} does not rebuild states from observations")
 
 
 class State:

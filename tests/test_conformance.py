@@ -14,6 +14,11 @@ game is covered by registering it. At every step it checks:
 - ``resample(seat)`` keeps ``observation(seat)`` and does not touch the original;
 - the game ends within ``game.step_bound``; replaying ``history`` on a fresh game
   reproduces ``digest()`` and ``result()``; the result is well formed.
+
+``test_from_observation`` checks ``game.from_observation`` (the determinization a
+search bot on the wire plays on) at every decision of other random playouts: the
+rebuilt state shows the same observation and legal actions, is deterministic in its
+rng, resamples, and plays on to a well-formed end.
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ from engine.core import sample_outcome
 PLAYOUTS_PER_GAME = 200
 """Random playouts per game, spread over its player counts and variants."""
 
+REBUILT_PLAYOUTS_PER_GAME = 24
+"""Random playouts per game in which every decision is rebuilt from its observation."""
+
 
 def _cases() -> list[tuple[str, int, int]]:
     cases = []
@@ -42,9 +50,9 @@ def _cases() -> list[tuple[str, int, int]]:
 CASES = _cases()
 
 
-def _playouts(game_id: str) -> int:
+def _playouts(game_id: str, total: int = PLAYOUTS_PER_GAME, least: int = 4) -> int:
     per_game = sum(1 for c in CASES if c[0] == game_id)
-    return max(4, PLAYOUTS_PER_GAME // per_game)
+    return max(least, total // per_game)
 
 
 def _check_json(game: Game, action: Action) -> None:
@@ -152,3 +160,58 @@ def test_game_metadata(game_id: str) -> None:
         for options in game.variants(n):
             game.new_game(n, options)
     assert game.action_classes, "a game lists its action and outcome classes"
+
+
+def _play_out(state: State, rng: random.Random, bound: int) -> None:
+    """Random steps from ``state`` to the end (within ``bound`` more steps)."""
+    start = len(state.history)
+    while not state.is_terminal():
+        if state.current_player == CHANCE:
+            state.apply(sample_outcome(state.chance_outcomes(), rng))
+        else:
+            legal = state.legal_actions()
+            assert legal, f"seat {state.current_player} to move but no legal actions"
+            state.apply(legal[rng.randrange(len(legal))])
+        assert len(state.history) - start <= bound, f"no end after {bound} steps"
+    _check_result(state)
+
+
+@pytest.mark.parametrize(("game_id", "num_players", "variant"), CASES)
+def test_from_observation(game_id: str, num_players: int, variant: int) -> None:
+    game = GAMES[game_id]
+    options = game.variants(num_players)[variant]
+    bound = game.step_bound(num_players, options)
+    for i in range(_playouts(game_id, REBUILT_PLAYOUTS_PER_GAME, least=1)):
+        rng = random.Random(f"rebuilt:{game_id}:{num_players}:{variant}:{i}")
+        state = game.new_game(num_players, options)
+        while not state.is_terminal():
+            seat = state.current_player
+            if seat == CHANCE:
+                state.apply(sample_outcome(state.chance_outcomes(), rng))
+                continue
+            obs = json.loads(json.dumps(state.observation(seat)))  # as it comes off a wire
+            seed = rng.random()
+            rebuilt = game.from_observation(num_players, options, seat, obs, random.Random(seed))
+            step = len(state.history)
+            assert rebuilt.history == [], "a rebuilt state has no known history"
+            assert rebuilt.current_player == seat
+            assert rebuilt.observation(seat) == obs, f"step {step}: rebuilt observation differs"
+            legal = state.legal_actions()
+            assert [a.to_json() for a in rebuilt.legal_actions()] == [a.to_json() for a in legal]
+            again = game.from_observation(num_players, options, seat, obs, random.Random(seed))
+            assert again.digest() == rebuilt.digest(), "from_observation is not deterministic"
+            other = rebuilt.resample(seat, random.Random(seed))
+            assert other.observation(seat) == obs, "resampling a rebuilt state changed its view"
+            if rng.random() < 0.1:
+                _play_out(rebuilt, random.Random(seed), bound)
+            state.apply(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_from_observation_rejects_bad_input(game_id: str) -> None:
+    game = GAMES[game_id]
+    n = game.min_players
+    with pytest.raises(ValueError, match="seat"):
+        game.from_observation(n, None, n, {}, random.Random(0))
+    with pytest.raises(ValueError):
+        game.from_observation(n, None, 0, {"nonsense": True}, random.Random(0))

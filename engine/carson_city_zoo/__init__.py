@@ -78,13 +78,20 @@ Decisions on open points (beyond the spec's D1-D14)
   history are rewritten to the redrawn cards, so replaying its history reproduces it.
 - E5. A character id of a team that is not in the game, or of another seat, is legal
   JSON but an illegal action (the message says whose it is).
+- E6. ``from_observation`` (``rebuild``) redraws the same hidden part as ``resample``:
+  the ids of the zoo cards on the board, uppermost ones keeping their face value.
 
 Layout: ``components`` (ids, geometry, action classes), ``state`` (rules, end check,
-scoring, resample), ``views`` (observation, render); this module holds the Game.
+scoring, resample), ``views`` (observation, render), ``rebuild`` (a state drawn from an
+observation, for ``from_observation``); this module holds the Game.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping
+
+from engine.carson_city_zoo import rebuild
 from engine.carson_city_zoo.components import (
     NUM_CARDS,
     TEAM_IDS,
@@ -142,6 +149,12 @@ class CarsonCityZoo(Game):
         if options.get("teams") is not None:
             options["teams"] = list(options["teams"])
         return CarsonCityZooState(self, num_players, options)
+
+    def _from_observation(
+        self, initial: State, seat: int, observation: Mapping[str, JSON], rng: random.Random
+    ) -> State:
+        assert isinstance(initial, CarsonCityZooState)
+        return rebuild.rebuild(initial, seat, observation, rng)
 
     def step_bound(self, num_players: int, options: object) -> int:
         # 50 deal nodes + 1 start-player node + at most 50 zoo + 16 character captures.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 
 from engine.carson_city_zoo import views
 from engine.carson_city_zoo.components import (
@@ -40,6 +41,42 @@ from engine.core import (
     State,
     competition_ranks,
 )
+
+
+def draw_board_cards(
+    pool: Iterable[int],
+    visible: Sequence[tuple[int, int]],
+    hidden: Sequence[int],
+    rng: random.Random,
+) -> tuple[dict[int, int], list[int]]:
+    """Deal the zoo cards of ``pool`` at random onto deal slots.
+
+    ``visible`` lists ``(slot, face value)`` for slots whose face is known, ``hidden``
+    the slots whose card is unknown (a slot is j < 25 for the bottom card of space j,
+    25 + j for its top card). Each visible slot gets a card of its face value, then each
+    hidden slot one of the remaining cards; this is uniform over the consistent
+    assignments. Returns ``slot -> card`` and the cards left over (sorted). Raises
+    ValueError when the pool cannot fill the slots (e.g. a face value shown more often
+    than cards of that value remain).
+    """
+    by_value: list[list[int]] = [[] for _ in range(5)]
+    for card in sorted(pool):
+        by_value[CARD_VALUE[card]].append(card)
+    for cards in by_value:
+        rng.shuffle(cards)
+    out: dict[int, int] = {}
+    for slot, value in visible:
+        if not 0 <= value < len(by_value) or not by_value[value]:
+            raise ValueError(f"no zoo card of face value {value} is left for deal slot {slot}")
+        out[slot] = by_value[value].pop()
+    rest = sorted(card for cards in by_value for card in cards)
+    if len(rest) < len(hidden):
+        raise ValueError(f"{len(hidden)} covered cards but only {len(rest)} zoo cards left")
+    rng.shuffle(rest)
+    for slot in hidden:
+        out[slot] = rest.pop()
+    return out, sorted(rest)
+
 
 # ---------------------------------------------------------------------------
 # State
@@ -409,24 +446,15 @@ class CarsonCityZooState(State):
                     visible.append((slot, CARD_VALUE[card]))
                 else:
                     hidden.append(slot)
-        by_value: list[list[int]] = [[] for _ in range(5)]
-        for card in sorted(pool):
-            by_value[CARD_VALUE[card]].append(card)
-        for cards in by_value:
-            rng.shuffle(cards)
+        cards, rest = draw_board_cards(pool, visible, hidden, rng)
         new_deal = other._deal
-        for slot, value in visible:
-            new_deal[slot] = by_value[value].pop()
-        rest = sorted(card for cards in by_value for card in cards)
-        rng.shuffle(rest)
-        for slot in hidden:
-            new_deal[slot] = rest.pop()
-        other._undealt = sorted(rest)
-        for slot in [v[0] for v in visible] + hidden:
+        other._undealt = rest
+        for slot, card in cards.items():
+            new_deal[slot] = card
             if slot < NUM_SPACES:
-                other._bot[slot] = new_deal[slot]
+                other._bot[slot] = card
             else:
-                other._top[slot - NUM_SPACES] = new_deal[slot]
+                other._top[slot - NUM_SPACES] = card
         dealt = len(new_deal)
         if len(self.history) >= dealt and all(type(a) is Deal for a in self.history[:dealt]):
             other.history = [DEAL_ACTIONS[c] for c in new_deal] + self.history[dealt:]

@@ -51,7 +51,9 @@ Decisions on open points left by the spec (in the spirit of its D1-D12):
 * ``resample(seat)`` re-draws each other seat's pending commitment of this round
   uniformly among that seat's legal placements (the only thing ``seat`` cannot see)
   and rewrites those history entries to match; boards, reveals and the viewer's own
-  commitment are kept.
+  commitment are kept. ``GAME.from_observation`` (module ``rebuild``) draws the same
+  hidden commitments from an observation alone; a rebuilt state's history starts
+  empty, so ``resample`` rewrites only the commitments its history records.
 * The spectator and every seat see which seats have committed (public through the
   fixed seat order) but never what they committed.
 * ``Result.scores`` are the totals; ranks use (total, max_platypus_in_meadow).

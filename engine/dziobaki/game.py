@@ -29,6 +29,7 @@ from engine.dziobaki.components import (
     TILE_INDEX,
     tile_text,
 )
+from engine.dziobaki.rebuild import draw_commitment, rebuild
 from engine.dziobaki.render import board_lines, rotations_lines
 from engine.dziobaki.scoring import score_board
 
@@ -264,21 +265,26 @@ class DziobakiState(State):
         The stack order is not part of the state (each reveal is a fresh chance node),
         so the only thing ``seat`` cannot see is what lower seats committed this round.
         Each such commitment is re-drawn uniformly among that seat's legal placements,
-        and the history is rewritten to match, so replaying it gives the new state.
+        and the history is rewritten to match, so replaying it gives the new state. A
+        state rebuilt from an observation (``Dziobaki.from_observation``) starts with an
+        empty history, so the commitments made before it are not in its history; only
+        the recorded ones are rewritten.
         """
         other = self.clone()
         assert isinstance(other, DziobakiState)
         cp = self._cp
         if cp <= 0:
             return other
+        history = other.history
         for j in range(cp):
             if j == seat:
                 continue
-            empties = [s for s in range(SPACES) if self._empty[j] >> s & 1]
-            s = rng.choice(empties)
-            k = rng.randrange(4)
-            other._pending[j] = 4 * s + k
-            other.history[len(other.history) - cp + j] = PLACES[4 * s + k]
+            p = draw_commitment(self._empty[j], rng)
+            other._pending[j] = p
+            # This round's commitments are the last ``cp`` steps of the history.
+            at = len(history) - cp + j
+            if at >= 0:
+                history[at] = PLACES[p]
         return other
 
     # -- messages ---------------------------------------------------------------
@@ -421,6 +427,13 @@ class Dziobaki(Game):
 
     def _new_state(self, num_players: int, options: dict[str, JSON]) -> State:
         return DziobakiState(self, num_players, options)
+
+    def _from_observation(
+        self, initial: State, seat: int, observation: Mapping[str, JSON], rng: random.Random
+    ) -> State:
+        """Rebuild a state from ``seat``'s observation; see :mod:`engine.dziobaki.rebuild`."""
+        assert isinstance(initial, DziobakiState)
+        return rebuild(initial, seat, observation, rng)
 
     def step_bound(self, num_players: int, options: Mapping[str, JSON]) -> int:
         return ROUNDS * (num_players + 1)

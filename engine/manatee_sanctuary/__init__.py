@@ -69,6 +69,9 @@ Decisions on open points (beyond the spec's D1-D28)
 * O8: ``variants(n)`` for 7-12 players is one option set per count (scramble, with round
   bonuses on even counts) so the long 12-seat playouts stay affordable; 1 player covers
   no module, round bonuses and each of the 8 challenges; 2-6 with and without bonuses.
+* O9: ``GAME.from_observation`` (:mod:`.rebuild`) draws everything the observation hides,
+  including the seat's own large stack at its ``keep`` turn (the observation shows only
+  ``my_split``), other seats' committed splits and keeps, and hidden cards' origins.
 """
 
 from engine.manatee_sanctuary.game import GAME, ManateeSanctuary

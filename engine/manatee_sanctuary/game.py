@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 
 from engine.core import JSON, Game, GameConfigError, Option, State
 from engine.manatee_sanctuary.actions import ACTION_CLASSES
+from engine.manatee_sanctuary.rebuild import rebuild
 from engine.manatee_sanctuary.state import ManateeState
 
 
@@ -74,6 +76,13 @@ class ManateeSanctuary(Game):
                 "(Sanctuary Scramble, 7-12 players)"
             )
         return ManateeState(self, num_players, options)
+
+    def _from_observation(
+        self, initial: State, seat: int, observation: Mapping[str, JSON], rng: random.Random
+    ) -> State:
+        """The determinization of ``seat``'s observation (see :mod:`.rebuild`)."""
+        assert isinstance(initial, ManateeState)
+        return rebuild(initial, seat, observation, rng)
 
     def step_bound(self, num_players: int, options: Mapping[str, JSON]) -> int:
         # Per player and round: 5 deals (10 solo draws + 5 picks + 2 challenge steps),

@@ -419,6 +419,14 @@ class PanoramaGame(Game):
     def _new_state(self, num_players: int, options: dict[str, JSON]) -> State:
         return PanoramaState(self, num_players, options)
 
+    def _from_observation(
+        self, initial: State, seat: int, observation: Mapping[str, JSON], rng: random.Random
+    ) -> State:
+        # Nothing in the state is hidden, so nothing is drawn (see engine.panorama.rebuild).
+        from engine.panorama.rebuild import rebuild
+
+        return rebuild(cast(PanoramaState, initial), seat, observation, rng)
+
     def step_bound(self, num_players: int, options: Mapping[str, JSON]) -> int:
         n = 2 * num_players + 1
         # 3 goal draws + n*4 reveals at most + p balloon drops + (fly + place) per tile taken

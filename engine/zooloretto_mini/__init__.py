@@ -49,10 +49,13 @@ Decisions on open points (beyond the spec's D1-D15)
   (unreachable in play, D1; only possible in hand-built positions).
 - ``resample`` returns a clone: the engine holds no order and no bag/end-stack split of the
   undrawn tiles (Setup 5), so there is nothing hidden left to re-draw.
+- ``from_observation`` (``rebuild``) likewise draws nothing: the undrawn tiles are the pool
+  minus every tile the observation shows. Only ``last_taker`` (unread until a later take
+  overwrites it) is not in the observation; ``rebuild`` picks a plausible seat.
 
 Package layout: ``components`` (ids, counts, ``score_zoo``), ``actions`` (action and
 outcome classes, interned instances), ``state`` (rules), ``view`` (observation, render),
-``game`` (options, step bound, variants, ``GAME``).
+``rebuild`` (``from_observation``), ``game`` (options, step bound, variants, ``GAME``).
 """
 
 from engine.zooloretto_mini.actions import (

@@ -38,6 +38,21 @@ ALL_TILES: tuple[str, ...] = tuple(
 )
 
 
+def tile_pool(removed: Iterable[str]) -> list[str]:
+    """The sorted tile pool (bag and end stack together): every animal tile of the species
+    in play and the 9 landscape tiles (Setup 4)."""
+    out = set(removed)
+    return sorted(
+        [t for s in SPECIES if s not in out for t in animal_tiles(s)] + [*LANDSCAPE_TILES]
+    )
+
+
+def offspring_pool(removed: Iterable[str]) -> list[str]:
+    """The sorted offspring tiles of the species in play (the full offspring supply)."""
+    out = set(removed)
+    return sorted(t for s in SPECIES if s not in out for t in offspring_tiles(s))
+
+
 def removed_count(num_players: int) -> int:
     """Species removed at setup: 3/2/1/0 for 2/3/4/5 players."""
     return 5 - num_players

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -24,6 +25,7 @@ from engine.zooloretto_mini.components import (
     SPECIES,
     removed_count,
 )
+from engine.zooloretto_mini.rebuild import rebuild
 from engine.zooloretto_mini.state import ZoolorettoState
 
 
@@ -84,6 +86,13 @@ class ZoolorettoMini(Game):
         state = ZoolorettoState(self, num_players, options)
         state._setup()
         return state
+
+    def _from_observation(
+        self, initial: State, seat: int, observation: Mapping[str, JSON], rng: random.Random
+    ) -> State:
+        """The only state consistent with ``observation`` (nothing is hidden; see ``rebuild``)."""
+        assert isinstance(initial, ZoolorettoState)
+        return rebuild(initial, seat, observation, rng)
 
     def step_bound(self, num_players: int, options: Mapping[str, JSON]) -> int:
         # Setup nodes; per tile draw + draw_tile + load + place; per round (at least one

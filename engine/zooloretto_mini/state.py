@@ -32,7 +32,6 @@ from engine.zooloretto_mini.components import (
     DRAW,
     ENCLOSURE_SIZE,
     END_STACK,
-    LANDSCAPE_TILES,
     LOAD,
     OVER,
     PLACE,
@@ -41,10 +40,10 @@ from engine.zooloretto_mini.components import (
     SPECIES,
     TRUCK_IDS,
     TURN,
-    animal_tiles,
-    offspring_tiles,
+    offspring_pool,
     removed_count,
     score_zoo,
+    tile_pool,
     truck_capacities,
 )
 from engine.zooloretto_mini.view import observation, render
@@ -123,9 +122,8 @@ class ZoolorettoState(State):
         if len(self.removed) < removed_count(self.num_players):
             self.phase = SETUP_REMOVE
             return
-        in_play = [s for s in SPECIES if s not in self.removed]
-        self.undrawn = sorted([t for s in in_play for t in animal_tiles(s)] + list(LANDSCAPE_TILES))
-        self.supply = sorted(t for s in in_play for t in offspring_tiles(s))
+        self.undrawn = tile_pool(self.removed)
+        self.supply = offspring_pool(self.removed)
         self.bag_count = len(self.undrawn) - END_STACK
         self.end_count = END_STACK
         start = self.options.get("start_player")

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import pytest
 
-from engine.carson_city_zoo import GAME, CarsonCityZooState, Move, Place
+from engine.carson_city_zoo import GAME, CarsonCityZooState, Move, Place, views
 from engine.core import (
     CHANCE,
     TERMINAL,
@@ -713,3 +713,216 @@ def test_render_is_readable() -> None:
     over = w2_final_state()
     assert "R4*" in over.render() and "ranks:" in over.render()
     assert "dealing: 0/50" in GAME.new_game(2).render()
+
+
+# ---------------------------------------------------------------------------
+# from_observation (engine/carson_city_zoo/rebuild.py)
+# ---------------------------------------------------------------------------
+
+
+def mid_game(num_players: int, seed: int, turns: int, **options: Any) -> CarsonCityZooState:
+    """A random game stopped at a decision after ``turns`` turns (or fewer)."""
+    rng = random.Random(seed)
+    state = GAME.new_game(num_players, options)
+    while state.is_chance_node():
+        state.apply(sample_outcome(state.chance_outcomes(), rng))
+    for _ in range(turns):
+        after = state.clone()
+        legal = after.legal_actions()
+        after.apply(legal[rng.randrange(len(legal))])
+        if after.is_terminal():
+            break
+        state = after
+    assert isinstance(state, CarsonCityZooState) and not state.is_terminal()
+    return state
+
+
+def rebuilt(state: State, seed: int, obs: Any = None) -> CarsonCityZooState:
+    seat = state.current_player
+    obs = json.loads(json.dumps(state.observation(seat) if obs is None else obs))
+    out = GAME.from_observation(state.num_players, state.options, seat, obs, random.Random(seed))
+    assert isinstance(out, CarsonCityZooState)
+    return out
+
+
+def test_from_observation_redraws_only_the_hidden_cards() -> None:
+    state = mid_game(3, seed=1, turns=12)
+    obs = state.observation(state.current_player)
+    two_card = [s for s in range(25) if state._top[s] >= 0]
+    assert two_card and any(state._top[s] < 0 <= state._bot[s] for s in range(25))
+    boards = set()
+    for seed in range(20):
+        other = rebuilt(state, seed)
+        assert other.history == [] and other.current_player == state.current_player
+        assert other.observation(state.current_player) == obs
+        assert other.legal_actions() == state.legal_actions()
+        # public: occupants, piles, the face of every uppermost card, what is gone
+        assert other._occ == state._occ and other._cpos == state._cpos
+        assert other._cmut == state._cmut
+        assert other._pile_zoo == state._pile_zoo and other._pile_chr == state._pile_chr
+        for s in range(25):
+            assert (other._bot[s] < 0, other._top[s] < 0) == (state._bot[s] < 0, state._top[s] < 0)
+            upper = other._top[s] if other._top[s] >= 0 else other._bot[s]
+            if upper >= 0:
+                assert upper // 10 == views.top_value(state, s)
+        boards.add((tuple(other._bot), tuple(other._top)))
+    assert len(boards) == 20  # the ids (and the covered faces) really are redrawn
+    bottoms = {b[0][s] // 10 for b in boards for s in two_card}
+    assert len(bottoms) == 5  # covered bottoms take any face value
+    assert rebuilt(state, 3).digest() == rebuilt(state, 3).digest()
+    assert rebuilt(state, 3).digest() != rebuilt(state, 4).digest()
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_from_observation_conserves_the_components(num_players: int) -> None:
+    for seed in range(6):
+        state = mid_game(num_players, seed=seed, turns=5 * seed)
+        other = rebuilt(state, seed)
+        captured = sorted(c for pile in other._pile_zoo for c in pile)
+        on_board = sorted(c for c in other._bot + other._top if c >= 0)
+        assert sorted(captured + on_board) == list(range(50))
+        assert sorted(other._deal) == list(range(50)) and other._undealt == []
+        assert other._cpos == state._cpos and other._pile_zoo == state._pile_zoo
+        # the rebuilt state is a normal one: it resamples, replays from itself, ends
+        again = other.resample(state.current_player, random.Random(seed))
+        assert again.observation(state.current_player) == other.observation(state.current_player)
+        copy = other.clone()
+        playout(other, random.Random(seed))
+        assert other.is_terminal() and len(other.history) <= 66
+        assert replay_from(copy, other.history).digest() == other.digest()
+
+
+def replay_from(state: State, steps: list[Any]) -> State:
+    for step in steps:
+        state.apply(step)
+    return state
+
+
+def test_from_observation_never_redraws_a_found_mutant() -> None:
+    # Z21 (mutant back, value 2) is captured on the first turn: the value-2 cards left
+    # on the board are all plan-backed in every determinization.
+    state = start_game(2, tops={4: "Z21"}, bottoms={9: "Z31"})
+    act(state, "place Y3 4")
+    assert player(state, 0)["zoo_pile"][0]["mutant"] is True
+    assert state.observation(1)["mutant_found"] == [False, False, True, False]
+    mutant_spaces = set()
+    for seed in range(30):
+        other = rebuilt(state, seed)
+        board = other._bot + other._top
+        assert 20 not in board
+        assert {0, 10, 30} <= set(board)  # the mutants not found are still out there
+        mutant_spaces.add(board.index(30) % 25)
+        assert other._cmut[other._cidx["Y3"]]  # Y3 mutated where it stands
+    assert len(mutant_spaces) > 5  # the unfound mutants move around
+
+
+def test_from_observation_with_options_and_late_game() -> None:
+    opts = {"start_player": 2, "teams": ["R", "G", "Y"]}
+    state = mid_game(3, seed=9, turns=40, **opts)
+    assert state._start == 2
+    other = rebuilt(state, 0)
+    assert other._teams == ("R", "G", "Y") and other._start == 2
+    assert other.observation(None) == state.observation(None)
+    # the same observation under other options is not this game's
+    seat = state.current_player
+    obs = json.loads(json.dumps(state.observation(seat)))
+    with pytest.raises(ValueError, match="seat 0 plays 'Y'"):
+        GAME.from_observation(3, None, seat, obs, random.Random(0))
+    with pytest.raises(ValueError, match="option start_player is 1"):
+        GAME.from_observation(3, {**opts, "start_player": 1}, seat, obs, random.Random(0))
+
+
+def test_from_observation_with_emptied_spaces() -> None:
+    # Space 0 keeps its occupant B4 on no card; space 1 ends with neither card nor occupant.
+    state = start_game(2, bottoms={0: "Z42", 1: "Z05"}, tops={1: "Z33"})
+    for text in (
+        "place Y3 0",
+        "place B3 24",
+        "move Y3 E",
+        "place B4 0",
+        "move Y3 S",
+        "place B5 1",
+        "place Y4 20",
+        "move B5 S",
+    ):
+        act(state, text)
+    obs = state.observation(0)
+    assert (space(obs, 0)["cards"], space(obs, 0)["occupant"]) == (0, "B4")
+    assert (space(obs, 1)["cards"], space(obs, 1)["occupant"]) == (0, "")
+    for seed in range(5):
+        other = rebuilt(state, seed)
+        assert other._bot[0] == other._top[0] == other._bot[1] == other._top[1] == -1
+        assert other.legal_actions() == state.legal_actions()
+        assert not {a.space for a in other.legal_actions() if isinstance(a, Place)} & {0, 1}
+        other.apply(Place("Y5", 2))
+        assert "move B4 E" not in strs(other.legal_actions())  # space 1 is empty
+
+
+def bad(obs: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A copy of ``obs`` with the field at ``path`` (dotted, ints index lists) set."""
+    out = json.loads(json.dumps(obs))
+    *parents, last = [int(k) if k.isdigit() else k for k in path.split(".")]
+    node = out
+    for key in parents:
+        node = node[key]
+    if value is KeyError:
+        del node[last]
+    else:
+        node[last] = value
+    return out
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("phase", "over", "phase is 'over'"),
+        ("current_player", 1, "seat 1's turn, not seat 0's"),
+        ("spaces", [], "spaces must have 25 entries"),
+        ("spaces.3.cards", 3, r"spaces\[3\].cards must be an integer 0..2"),
+        ("spaces.3.top_value", 7, r"spaces\[3\].top_value must be an integer 0..4"),
+        ("spaces.3.cards", 1, "the board shows 47 zoo cards and the piles 2;"),
+        ("spaces.3.occupant", "Y9", "'Y9' is not a character of this game"),
+        ("spaces.4.cards", 2, "an occupant never stands on 2 zoo cards"),
+        ("spaces.4.occupant", "B4", "B4 is on space 7, but also on space 4"),
+        ("players.0.team", "G", "seat 0 plays 'Y'"),
+        ("players.1.hand", ["B3", "B5"], r"\['B6'\] are in no hand"),
+        ("players.0.zoo_pile.0.id", "Z99", "'Z99' is not a zoo card id"),
+        ("players.0.zoo_pile.0.value", 3, r"zoo_pile\[0\].value is 3, but"),
+        ("players.0.zoo_cards", 9, "zoo_cards is 9, but the rest of the observation implies"),
+        ("mutant_found", [True, False, False, False], r"mutant_found\[0\] is True"),
+        ("spaces.4.mutated", True, r"1 mutated character\(s\) but 0 mutant-backed card\(s\)"),
+        ("players", KeyError, r"lacks field\(s\) \['players'\]"),
+    ],
+)
+def test_from_observation_rejects_a_malformed_observation(
+    path: str, value: Any, message: str
+) -> None:
+    state = start_game(2, tops={3: "Z44", 4: "Z15"})
+    act(state, "place Y3 4")
+    act(state, "place B4 7")
+    obs = state.observation(0)
+    assert rebuilt(state, 0).observation(0) == obs
+    with pytest.raises(ValueError, match=message):
+        GAME.from_observation(2, state.options, 0, bad(obs, path, value), random.Random(0))
+
+
+def test_from_observation_rejects_a_finished_game() -> None:
+    state = mid_game(2, seed=4, turns=80)  # the last decision before the end
+    legal = state.legal_actions()
+    end = next(iter(a for a in legal if _ends(state, a)), None)
+    assert end is not None
+    state.apply(end)
+    assert state.is_terminal()
+    obs = state.observation(0)
+    with pytest.raises(ValueError, match="phase is 'over'"):
+        GAME.from_observation(2, state.options, 0, obs, random.Random(0))
+    # dressed up as a turn, it still cannot be one: somebody has no action left
+    stuck = bad(bad(obs, "phase", "play"), "current_player", 0)
+    with pytest.raises(ValueError, match="has no legal action, so the game would be over"):
+        GAME.from_observation(2, state.options, 0, stuck, random.Random(0))
+
+
+def _ends(state: State, action: Any) -> bool:
+    after = state.clone()
+    after.apply(action)
+    return after.is_terminal()

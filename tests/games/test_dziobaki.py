@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -674,3 +675,147 @@ def test_score_board_provisional_on_empty_board() -> None:
     empty = [-1] * 12
     score = score_board(empty, "A", False)
     assert score["total"] == 0 and score["max_platypus_in_meadow"] == 1
+
+
+# ------------------------------------------------------- rebuild from an observation
+
+
+def rebuild(state: State, seed: int, seat: int | None = None) -> DziobakiState:
+    """``GAME.from_observation`` at ``state``'s turn, from its observation off the wire."""
+    seat = state.current_player if seat is None else seat
+    obs = json.loads(json.dumps(state.observation(seat)))
+    rebuilt = GAME.from_observation(
+        state.num_players, state.options, seat, obs, random.Random(seed)
+    )
+    assert isinstance(rebuilt, DziobakiState)
+    assert rebuilt.history == [] and rebuilt.current_player == seat
+    assert rebuilt.observation(seat) == obs
+    assert rebuilt.legal_actions() == state.legal_actions()
+    return rebuilt
+
+
+def test_from_observation_redraws_hidden_commitments() -> None:
+    state = _mid_round(4, [(0, 0), (1, 1), (2, 2)])  # seat 3 to place D11
+    digests = set()
+    pendings: set[tuple[int, int]] = set()
+    for seed in range(30):
+        rebuilt = rebuild(state, seed)
+        assert rebuild(state, seed).digest() == rebuilt.digest()  # deterministic in the rng
+        digests.add(rebuilt.digest())
+        assert rebuilt._revealed == state._revealed and rebuilt._round == 2
+        assert [rebuilt.board(j) for j in range(4)] == [state.board(j) for j in range(4)]
+        assert rebuilt._pending[3] == -1
+        for j in range(3):
+            p = rebuilt._pending[j]
+            assert p >= 0 and rebuilt.board(j)[p >> 2] == -1  # a legal commitment
+        pendings.update((j, rebuilt._pending[j] >> 2) for j in range(3))
+        # The other seats see their own (re-drawn) commitment, never the true one.
+        assert rebuilt.observation(0)["my_commitment"] == {
+            "space": rebuilt._pending[0] >> 2,
+            "rotation": rebuilt._pending[0] & 3,
+        }
+    assert len(digests) > 20
+    assert {s for j, s in pendings if j == 0} == set(range(11))  # every empty space drawn
+
+
+def test_from_observation_nothing_hidden_for_first_seat_and_solo() -> None:
+    for n in (1, 3):
+        state = new(n, board_side="B", all_together=True)
+        rng = random.Random(n)
+        while not state.is_terminal():
+            if state.current_player == 0:
+                assert rebuild(state, 1).digest() == state.digest()
+            random_play(state, rng, steps=1)
+
+
+def test_from_observation_conserves_components() -> None:
+    for n in (2, 4):
+        for game_seed in range(3):
+            state = new(n)
+            rng = random.Random(game_seed)
+            while not state.is_terminal():
+                if state.current_player >= 0:
+                    rebuilt = rebuild(state, rng.randrange(1000))
+                    revealed = set(rebuilt._revealed)
+                    remaining = {t for t in range(15) if rebuilt._remaining >> t & 1}
+                    assert revealed.isdisjoint(remaining) and revealed | remaining == set(range(15))
+                    for j in range(n):
+                        tiles = [code >> 2 for code in rebuilt.board(j) if code >= 0]
+                        assert sorted(tiles) == sorted(rebuilt._revealed[:-1])
+                    random_play(rebuilt, random.Random(game_seed))
+                    assert rebuilt.is_terminal()
+                    for j in range(n):
+                        board = rebuilt.board(j)
+                        assert -1 not in board
+                        assert {code >> 2 for code in board} == set(rebuilt._revealed)
+                    assert len(rebuilt._revealed) == 12 and bin(rebuilt._remaining).count("1") == 3
+                    assert len(rebuilt.result().ranks) == n
+                random_play(state, rng, steps=1)
+
+
+def _last_empty(state: DziobakiState, seat: int) -> int:
+    (space,) = [s for s in range(12) if state.board(seat)[s] < 0]
+    return space
+
+
+def test_from_observation_last_round_mid_commitment() -> None:
+    state = new(3)
+    random_play(state, random.Random(7), steps=11 * 4 + 1)  # 11 rounds, then the 12th reveal
+    place(state, _last_empty(state, 0), 1)  # seat 0 commits to its last space
+    assert state.current_player == 1 and state._round == 12
+    rebuilt = rebuild(state, 0)
+    assert len(rebuilt.legal_actions()) == 4
+    assert rebuilt._pending[0] >> 2 == _last_empty(rebuilt, 0)  # the only possible space
+    place(rebuilt, _last_empty(rebuilt, 1), 2)  # seat 1 commits after the rebuild
+    # The history holds only the steps after the rebuild; resampling copes with it.
+    assert len(rebuilt.history) == 1
+    other = rebuilt.resample(2, random.Random(3))
+    assert isinstance(other, DziobakiState)
+    assert other.observation(2) == rebuilt.observation(2)
+    assert other.history[0] == GAME.action_from_json(
+        {"kind": "place", "space": other._pending[1] >> 2, "rotation": other._pending[1] & 3}
+    )
+    place(other, _last_empty(other, 2), 0)
+    assert other.is_terminal() and len(other.result().ranks) == 3
+
+
+def _bad_observation(edit: Callable[[dict[str, Any]], object], message: str) -> None:
+    state = _mid_round(3, [(0, 0)])  # seat 1 to place D11 in round 2
+    obs = json.loads(json.dumps(state.observation(1)))
+    edit(obs)
+    with pytest.raises(ValueError, match=message):
+        GAME.from_observation(3, None, 1, obs, random.Random(0))
+
+
+def test_from_observation_rejects_malformed_observations() -> None:
+    def spaces(obs: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+        return obs["boards"][seat]["spaces"]
+
+    _bad_observation(lambda o: o.update(phase="reveal"), "not one of seat 1's turns")
+    _bad_observation(lambda o: o.update(current_player=2), "not one of seat 1's turns")
+    _bad_observation(lambda o: o.update(board_side="B"), "board_side is 'B' but the game option")
+    _bad_observation(lambda o: o.update(round=13), r"round must be an integer 1\.\.12, got 13")
+    _bad_observation(lambda o: o.update(round=3), r"one tile per round so far \(3\), got 2")
+    _bad_observation(lambda o: o["revealed"].__setitem__(0, "D16"), "must be a tile id")
+    _bad_observation(lambda o: o["revealed"].__setitem__(0, "D11"), "repeats a tile")
+    _bad_observation(lambda o: o.update(revealed_tile="D05"), "must be the last revealed tile D11")
+    _bad_observation(lambda o: o.update(boards=o["boards"][:2]), "boards must have 3 entries")
+    _bad_observation(
+        lambda o: spaces(o, 2)[11].update(tile="", rotation=-1),
+        r"boards\[2\] must hold exactly the tiles of the completed rounds \(D05\), got nothing",
+    )
+    _bad_observation(
+        lambda o: spaces(o, 0)[3].update(tile="D05", rotation=0),
+        r"boards\[0\] holds tile D05 twice",
+    )
+    _bad_observation(
+        lambda o: spaces(o, 1)[11].update(rotation=4), r"spaces\[11\]\.rotation must be an integer"
+    )
+    _bad_observation(lambda o: o.update(committed=[False] * 3), "committed: got")
+    _bad_observation(lambda o: o.update(stack_size=15), "stack_size: got 15, expected 13")
+    _bad_observation(
+        lambda o: o.update(my_commitment={"space": 0, "rotation": 0}), "my_commitment: got"
+    )
+    _bad_observation(lambda o: o["boards"][1]["score"].update(total=5), r"boards\[1\]\.score: got")
+    _bad_observation(lambda o: o.pop("supply"), "supply: got nothing")
+    _bad_observation(lambda o: o.pop("boards"), "malformed: KeyError")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from engine.core import CHANCE, TERMINAL, GameConfigError, IllegalActionError, sample_outcome
-from engine.manatee_sanctuary import GAME
+from engine.manatee_sanctuary import GAME, view
 from engine.manatee_sanctuary.data import BONUS_IDS, CARD_ID, SEACOW_FIRST
 from engine.manatee_sanctuary.scoring import bonus_points
 from engine.manatee_sanctuary.state import ManateeState
@@ -832,3 +832,176 @@ def test_terminal_and_step_bound() -> None:
         assert len(states) < GAME.step_bound(n, opts)
     s = finish_game(new(2))
     assert s.current_player == TERMINAL and s.legal_actions() == []
+
+
+# ---------------------------------------------------------------------------
+# from_observation (engine/manatee_sanctuary/rebuild.py)
+# ---------------------------------------------------------------------------
+
+
+def rebuilt(s: ManateeState, seed: int, seat: int | None = None) -> ManateeState:
+    """``GAME.from_observation`` of the seat to move, from its observation as JSON."""
+    seat = s.current_player if seat is None else seat
+    obs = json.loads(json.dumps(s.observation(seat)))
+    state: Any = GAME.from_observation(s.num_players, s.options, seat, obs, random.Random(seed))
+    return state
+
+
+def first_state(states: list[ManateeState], step: str, seat: int) -> ManateeState:
+    return next(
+        s for s in states if s.observation(None)["step"] == step and s.current_player == seat
+    )
+
+
+def all_cards(s: ManateeState) -> list[int]:
+    cards = list(s.deck) + s.discards + s.offer
+    for p in s.players:
+        cards += p.hand + p.pile + [c for c, *_ in p.sanct.placements]
+    for d in s.dealt:
+        cards += d
+    for a, b in s.stacks:
+        cards += a + b
+    return cards
+
+
+REBUILD_CASES: list[tuple[int, dict[str, Any]]] = [
+    (1, {"solo_challenge": 5}),
+    (2, {}),
+    (3, {"round_bonuses": True}),
+    (5, {}),
+    (8, {"scramble": True, "round_bonuses": True}),
+]
+
+
+@pytest.mark.parametrize("n,options", REBUILD_CASES)
+def test_from_observation_conserves_components(n: int, options: dict[str, Any]) -> None:
+    states = [s for s in random_states(n, seed=40 + n, options=options) if s.current_player >= 0]
+    for i, s in enumerate(states[:: max(1, len(states) // 40)]):
+        r = rebuilt(s, seed=i)
+        assert r.observation(s.current_player) == s.observation(s.current_player)
+        assert r.history == [] and r.legal_actions() == s.legal_actions()
+        cards = all_cards(r)
+        assert len(cards) == len(set(cards)) == (180 if n > 6 else 90)
+        assert r.deck == sorted(r.deck) and len(r.deck) == len(s.deck)
+        full = [160, 60, 40] if n > 6 else [80, 30, 20]
+        for col in range(3):  # bag + housed + new manatees of an act being resolved
+            new = r.res[3 + col] if r.res else 0
+            assert r.bag[col] + sum(p.housed[col] for p in r.players) + new == full[col]
+        for j, p in enumerate(r.players):
+            assert sorted(p.origin) == p.hand
+            assert set(p.origin.values()) <= {j, r.passer(j)}
+            assert len(p.hand) == len(s.players[j].hand)
+
+
+def test_from_observation_solo_rebuilds_the_exact_state() -> None:
+    # Solo hides nothing but the deck order, which the engine does not hold.
+    for options in ({}, {"solo_challenge": 6}, {"round_bonuses": True}):
+        for s in random_states(1, seed=5, options=options):
+            if s.current_player == 0:
+                assert rebuilt(s, seed=1)._full_state() == s._full_state()
+
+
+def test_from_observation_redraws_hidden_hands_in_phase_2() -> None:
+    s = first_state(random_states(4, seed=21), "play", 0)
+    hands = set()
+    for seed in range(8):
+        r = rebuilt(s, seed)
+        hands.add(tuple(r.players[2].hand))  # seat 2's hand: nothing of it known to seat 0
+        assert r.players[0].hand == s.players[0].hand
+        for j in (1, 3):  # the receiver and passer of seat 0: known cards stay
+            known = set(view.known_cards(s, 0, j))
+            assert known <= set(r.players[j].hand)
+        r.apply(r.legal_actions()[-1])
+        finish_game(r)
+    assert len(hands) > 1
+    # In a 2-player game the seat knows the other hand entirely: nothing is re-drawn.
+    t = first_state(random_states(2, seed=22), "play", 1)
+    assert [rebuilt(t, seed).players[0].hand for seed in range(3)] == [t.players[0].hand] * 3
+
+
+def test_from_observation_in_the_middle_of_the_split() -> None:
+    s = first_state(random_states(4, seed=23), "split", 2)  # seats 0 and 1 have committed
+    splits, dealt = set(), set()
+    for seed in range(12):
+        r = rebuilt(s, seed)
+        assert r.dealt[2] == s.dealt[2] and r.split[2] is None and r.split[3] is None
+        for j in (0, 1):
+            assert r.split[j] is not None and set(r.split[j]) <= set(r.dealt[j])
+            assert len(r.split[j]) in (1, 2)
+            splits.add((j, tuple(r.split[j])))
+        dealt.add(tuple(r.dealt[3]))
+        for _ in range(2):  # seats 2 and 3 commit; the draft goes on
+            r.apply(r.legal_actions()[0])
+        assert r.observation(None)["step"] == "keep"
+    assert len(dealt) > 1 and len(splits) > 4
+
+
+def test_from_observation_in_the_middle_of_the_keep() -> None:
+    s = first_state(random_states(5, seed=24), "keep", 3)  # seats 0-2 have committed
+    keeps, own_large, far = set(), set(), set()
+    giver = s.passer(3)
+    for seed in range(12):
+        r = rebuilt(s, seed)
+        assert r.stacks[3][0] == s.stacks[3][0] and r.stacks[giver] == s.stacks[giver]
+        assert [len(a) + len(b) for a, b in r.stacks] == [5] * 5
+        assert r.keep[3:] == [-1, -1] and all(k in (0, 1) for k in r.keep[:3])
+        keeps.add(tuple(r.keep[:3]))
+        # the observation shows only the seat's small stack: its large one is drawn
+        own_large.add(tuple(r.stacks[3][1]))
+        far.add(tuple(r.stacks[0][0] + r.stacks[0][1]))
+        finish_game(r)
+    assert len(keeps) > 1 and len(own_large) > 1 and len(far) > 1
+
+
+def test_from_observation_during_returns() -> None:
+    s = build_state(1, hands=[["S67", "S13"]], sanctuaries=[BASE], housed=[[3, 0, 1]])
+    act(s, {"kind": "act", "card": "S67"})
+    draws(s, ["grey", "yellow", "grey"])
+    assert s.observation(0)["step"] == "return_space"
+    r = rebuilt(s, seed=0)
+    assert (r.res, r.deficit, r.players[0].housed) == (s.res, 2, [3, 0, 1])
+    act(r, {"kind": "return", "grey": 0, "pink": 0, "yellow": 1})
+    assert r.players[0].housed == [5, 1, 1]
+    states = random_states(3, seed=25)
+    food = next(t for t in states if t.observation(None)["step"] == "return_food")
+    r = rebuilt(food, seed=0)
+    assert (r.feed_seat, r.deficit) == (food.feed_seat, food.deficit)
+    assert r.legal_actions() == food.legal_actions()
+
+
+def test_from_observation_is_deterministic_per_seed() -> None:
+    s = first_state(random_states(6, seed=26), "play", 3)
+    assert rebuilt(s, seed=7).digest() == rebuilt(s, seed=7).digest()
+    assert len({rebuilt(s, seed).digest() for seed in range(5)}) > 1
+
+
+def test_from_observation_rejects_malformed_observations() -> None:
+    s = first_state(random_states(3, seed=27), "play", 1)
+    good = json.loads(json.dumps(s.observation(1)))
+    GAME.from_observation(3, {}, 1, good, random.Random(0))
+
+    def bad(change: Any, message: str, seat: int = 1) -> None:
+        obs = json.loads(json.dumps(good))
+        change(obs)
+        with pytest.raises(ValueError, match=message):
+            GAME.from_observation(3, {}, seat, obs, random.Random(0))
+
+    card = good["hand"][0]
+    bad(lambda o: o.update(step="deal"), "not one of seat 1's turns")
+    bad(lambda o: None, "not one of seat 0's turns", seat=0)
+    bad(lambda o: o.update(step="dance"), "unknown step 'dance'")
+    bad(lambda o: o.update(hand=[*o["hand"], "X99"]), "'X99' is not a card of this game")
+    bad(lambda o: o.update(hand=[*o["hand"], "M01"]), "'M01' is not a card of this game")
+    bad(lambda o: o["players"][0]["action_pile"].append(card), f"card {card} is shown twice")
+    bad(lambda o: o.update(deck_size=o["deck_size"] + 1), "deck_size")
+    bad(lambda o: o["bag"].update(grey=o["bag"]["grey"] + 1), "grey manatees")
+    bad(lambda o: o["players"][2].update(flowers=99), r"field players\[2\]\.flowers is 99")
+    bad(lambda o: o["players"][0].update(hand_size=-1), "out of range")
+    bad(lambda o: o["players"][0].update(food="lots"), "food must be an integer")
+    bad(lambda o: o.update(round_bonuses=[{"round": 1, "card": "RB1"}]), "module is off")
+    bad(lambda o: o.pop("players"), "malformed")
+    bad(lambda o: o.update(extra=1), "unknown field")
+    bad(
+        lambda o: o["players"][0]["sanctuary"].append({"card": card, "x": 9, "y": 9, "rot": 0}),
+        "no anchor",
+    )

@@ -647,3 +647,169 @@ def test_variants_cover_goal_sets() -> None:
         }
         for v in vs:
             GAME.new_game(players, v)
+
+
+# ---------------------------------------------------------------------------
+# Rebuilding a state from one seat's observation (engine.panorama.rebuild)
+# ---------------------------------------------------------------------------
+
+
+def wire_obs(state: State, seat: int) -> dict:
+    """The observation as it comes off the wire (plain JSON: lists, not tuples)."""
+    return json.loads(json.dumps(state.observation(seat)))
+
+
+def rebuilt(
+    state: State, seat: int | None = None, seed: int = 0, **options: object
+) -> PanoramaState:
+    seat = state.current_player if seat is None else seat
+    out = GAME.from_observation(
+        state.num_players,
+        options or state.options,
+        seat,
+        wire_obs(state, seat),
+        random.Random(seed),
+    )
+    assert isinstance(out, PanoramaState)
+    return out
+
+
+def same_but_pending(a: PanoramaState, b: PanoramaState) -> bool:
+    """Equal full states, apart from the leftover index of the last reveal."""
+    fa, fb = a._full_state(), b._full_state()
+    fa.pop("pending")  # type: ignore[union-attr]
+    fb.pop("pending")  # type: ignore[union-attr]
+    return fa == fb
+
+
+def test_rebuild_nothing_hidden_so_every_seed_gives_the_state_itself() -> None:
+    """No tile below a top is in the state: any seed rebuilds the same (= the original)."""
+    for players in (2, 3, 4):
+        for options in (None, {"goal_set": "random"}):
+            for state in _random_playout(players, 40 + players, options):
+                if state.current_player < 0:
+                    continue
+                one = rebuilt(state, seed=1, **(options or {}))
+                two = rebuilt(state, seed=2, **(options or {}))
+                assert one.digest() == two.digest()
+                assert same_but_pending(one, state)
+                assert one.legal_actions() == state.legal_actions()
+
+
+def test_rebuild_future_reveals_draw_from_the_tiles_not_in_view() -> None:
+    """The hidden part of the game (the next tops) comes from the same unrevealed tiles."""
+    state = c02_state()  # red's turn; 8 tiles in view (7 tops + T26)
+    copy = rebuilt(state, seed=7)
+    for s in (state, copy):
+        act(s, kind="fly", space=4)
+    assert copy.chance_outcomes() == state.chance_outcomes()
+    tiles = {o.tile for o, _ in copy.chance_outcomes()}  # type: ignore[attr-defined]
+    assert len(tiles) == NUM_TILES - 8
+    assert tiles.isdisjoint({"T15", "T10", "T02", "T29", "T13", "T07", "T34", "T26"})
+    assert "T12" in tiles and "T03" in tiles  # below a top / in the box: both still possible
+
+
+def test_rebuild_conserves_components() -> None:
+    for state in _random_playout(3, 9)[::5]:
+        if state.current_player < 0:
+            continue
+        copy = rebuilt(state)
+        view = [t for t in copy._top if t >= 0] + [t for p in copy._pan for t in p]
+        if copy._held >= 0:
+            view.append(copy._held)
+        assert sorted(view + copy._unrev) == [*range(NUM_TILES), 36, 37, 38]
+        assert copy._unrev == sorted(copy._unrev)
+        assert sum(4 - c for c in copy._count) == sum(len(p) - 1 for p in copy._pan) + (
+            copy._held >= 0
+        )
+
+
+def test_rebuild_place_phase_after_a_reveal_is_exact() -> None:
+    state = c01_state()
+    act(state, kind="fly", space=5)
+    act(state, kind="reveal", space=5, tile="T07")
+    copy = rebuilt(state, seat=GREEN)
+    assert copy.digest() == state.digest()  # here even the last reveal's space is known
+    assert copy.legal_actions() == state.legal_actions()
+    for s in (state, copy):
+        act(s, kind="place", end="right")
+    assert copy.digest() == state.digest() and copy.current_player == RED
+
+
+def test_rebuild_end_phase_and_last_turn() -> None:
+    """Stack emptied (place, no reveal), moon turns, the last turn: play on to the same end."""
+    for seed in range(6):
+        states = [s for s in _random_playout(3, seed) if s.current_player >= 0]
+        final = _random_playout(3, seed)[-1]
+        trigger = next(
+            s for s in states if s._phase == 4 and s._count[s._bal[s._active]] == 0 and not s._moon
+        )
+        moon = [s for s in states if s._moon]
+        assert moon and all(s._phase in (3, 4) for s in moon)
+        for state in (trigger, moon[0], moon[-1]):
+            copy = rebuilt(state)
+            steps = final.history[len(state.history) :]
+            for step in steps:
+                copy.apply(step)
+            assert copy.is_terminal() and copy.result() == final.result()
+        assert rebuilt(moon[0]).observation(0)["token_face"] == "moon"
+
+
+def test_rebuild_goals_from_the_observation() -> None:
+    state = _random_playout(2, 3, {"goal_set": "random"})[-2]
+    assert state.current_player >= 0
+    copy = rebuilt(state, goal_set="random")
+    assert copy._goals == state._goals and copy._phase == state._phase
+    with pytest.raises(ValueError, match="options fix the sky goal"):
+        GAME.from_observation(
+            2,
+            {"goals": ["S4", "R4", "T4"]},
+            state.current_player,
+            wire_obs(state, state.current_player),
+            random.Random(0),
+        )
+
+
+def _broken(change: object) -> dict:
+    state = c04_state()  # yellow to fly
+    obs = wire_obs(state, YELLOW)
+    change(obs)  # type: ignore[operator]
+    return obs
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda o: o.pop("spaces"), "'spaces' is missing"),
+        (lambda o: o.update(phase="reveal"), "phase is 'reveal'"),
+        (lambda o: o.update(current_player=RED), "not seat 1's turn"),
+        (lambda o: o.update(num_spaces=9), "num_spaces must be 7"),
+        (lambda o: o["spaces"][0].update(count=5), r"spaces\[0\].count must be 0..4"),
+        (lambda o: o["spaces"][0].update(count="4"), "must be int"),
+        (lambda o: o["spaces"][0].update(top="ST_R"), "must be a panorama tile"),
+        (lambda o: o["spaces"][0].update(top="T26"), "T26 shown more than once"),
+        (lambda o: o["spaces"][0].update(balloon_seat=RED), "balloon_seat is 0 but players"),
+        (lambda o: o["players"][RED].update(panorama=["ST_R"], start_index=0), "missing 3"),
+        (lambda o: o["players"][RED].update(start_index=0), "must hold ST_R at start_index 0"),
+        (lambda o: o["players"][GREEN].update(balloon="deflated"), "still shows the sun"),
+        (lambda o: o.update(token_face="moon"), "no balloon is deflated"),
+        (lambda o: o.update(held_tile="T12"), "held_tile must be empty"),
+        (lambda o: o.update(token_space=0), "not seat 1's balloon space 3"),
+        (lambda o: o.update(unrevealed_tiles=30), "unrevealed_tiles is 30"),
+        (lambda o: o.update(goals=["R1", "S1", "T1"]), "options fix the sky goal"),
+        (lambda o: o["players"][RED]["points"].update(total=99), r"\['players'\] disagree"),
+        (lambda o: o.update(extra=1), r"\['extra'\] disagree"),
+    ],
+)
+def test_rebuild_rejects_malformed_observations(change: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        GAME.from_observation(3, None, YELLOW, _broken(change), random.Random(0))
+
+
+def test_rebuild_rejects_a_deflated_seat_and_non_turns() -> None:
+    state = c01_state()
+    with pytest.raises(ValueError, match="not seat 0's turn"):
+        GAME.from_observation(3, None, RED, wire_obs(state, RED), random.Random(0))
+    act(state, kind="fly", space=5)  # a reveal node is due: nobody's turn
+    with pytest.raises(ValueError, match="phase is 'reveal'"):
+        GAME.from_observation(3, None, GREEN, wire_obs(state, GREEN), random.Random(0))

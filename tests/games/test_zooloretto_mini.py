@@ -14,7 +14,8 @@ import random
 import pytest
 
 from engine.core import CHANCE, TERMINAL, GameConfigError, IllegalActionError, sample_outcome
-from engine.zooloretto_mini import GAME, ZoolorettoState, score_zoo
+from engine.zooloretto_mini import GAME, Draw, ZoolorettoState, score_zoo
+from engine.zooloretto_mini.components import BONUS, PLACE, offspring_pool, tile_pool
 from tests.games.zooloretto_mini_helpers import build, legal, play
 
 TWO = {"removed_species": ["S5", "S6", "S7"], "start_player": 0}
@@ -735,3 +736,193 @@ def test_actions_not_legal_now_leave_the_state_unchanged() -> None:
     with pytest.raises(IllegalActionError, match="S1N2 is not on seat 0's truck"):
         state.apply_json({"kind": "place", "tile": "S1N2", "to": "E1"})
     assert state.digest() == digest
+
+
+# ---------------------------------------------------------------------------
+# Rebuilding a state from an observation (Game.from_observation, rebuild.py)
+# ---------------------------------------------------------------------------
+
+
+def rebuilt(state: ZoolorettoState, seed: int = 0, options: dict | None = None) -> ZoolorettoState:
+    """``from_observation`` of the seat to move, fed the observation as plain JSON."""
+    seat = state.current_player
+    obs = json.loads(json.dumps(state.observation(seat)))
+    opts = state.options if options is None else options
+    out = GAME.from_observation(state.num_players, opts, seat, obs, random.Random(seed))
+    assert isinstance(out, ZoolorettoState)
+    return out
+
+
+def components(state: ZoolorettoState) -> list[str]:
+    """Every tile of the state wherever it is (undrawn included), sorted, duplicates kept."""
+    tiles = [*state.undrawn, *state.supply, *state.out]
+    tiles += [t for truck in state.trucks for t in truck] + [t for e in state.enc for t in e]
+    tiles += [t for b in state.barns for t in b] + ([state.drawn] if state.drawn else [])
+    return sorted(tiles)
+
+
+def same_but_last_taker(a: ZoolorettoState, b: ZoolorettoState) -> None:
+    full_a, full_b = a._full_state(), b._full_state()
+    assert isinstance(full_a, dict) and isinstance(full_b, dict)
+    full_a.pop("last_taker")
+    full_b.pop("last_taker")
+    assert full_a == full_b
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_from_observation_rebuilds_the_one_consistent_state(num_players: int) -> None:
+    # Nothing is hidden beyond the unmodelled draw order, so every seed gives the same state:
+    # the true one, up to who took the most recent truck (which no rule reads before a later
+    # take overwrites it). The unseen tiles are re-derived and the components conserved.
+    rng = random.Random(f"rebuild:{num_players}")
+    state = new(num_players, {})
+    decisions = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(sample_outcome(state.chance_outcomes(), rng))
+            continue
+        decisions += 1
+        if decisions % 3 == 0:
+            one, two = rebuilt(state, 1), rebuilt(state, 2)
+            assert one.digest() == two.digest()
+            same_but_last_taker(one, state)
+            if state.phase in (PLACE, BONUS):
+                assert one.digest() == state.digest()
+            assert one.undrawn == state.undrawn
+            pool = tile_pool(state.removed) + offspring_pool(state.removed)
+            assert components(one) == sorted(pool)
+            if one.legal_actions()[0] == Draw():
+                # The next draw is uniform over exactly the unseen tiles, as in the true game.
+                one.apply(Draw())
+                state_draw = state.clone()
+                state_draw.apply(Draw())
+                assert one.chance_outcomes() == state_draw.chance_outcomes()
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def test_from_observation_at_a_bonus_decision() -> None:
+    # ZM-06's bonus decision: the rebuilt state offers the take and resolves it (birth into
+    # the barn because E2 is full, no chained bonus) exactly as the real one does.
+    state = build(
+        3,
+        ["S6", "S7"],
+        zoos={
+            0: {
+                "E1": ["S1N1", "S1N2", "S1N3", "LS1", "LS2"],
+                "E2": ["S2M1", "S2N1", "S2N2", "S2N3", "S2N4"],
+                "E3": ["S3N1", "S3N2", "S3N3", "S3N4", "LP1"],
+            },
+            1: {"barn": ["S2F1", "S4N1"]},
+        },
+        trucks={"T1": ["S3N5"]},
+    )
+    play(state, "0: take_truck T1", "place S3N5->E3")
+    copy = rebuilt(state)
+    assert copy.digest() == state.digest()
+    assert legal(copy) == ["bonus_take 1:S2F1->E2", "bonus_skip"]
+    for s in (state, copy):
+        play(s, "bonus_take 1:S2F1->E2")
+    assert copy.digest() == state.digest() and zoo(copy, 0)["barn"] == ["S2K1"]
+
+
+def test_from_observation_mid_placement_and_in_the_last_round() -> None:
+    # 2 players, chance-chosen setup (no options): the rebuild takes the removed species and
+    # the start player from the observation. Seat 0 places a truck halfway, with a bonus
+    # already earned, and the end stack is already open.
+    state = build(
+        2,
+        ["S5", "S6", "S7"],
+        zoos={0: {"E1": ["S1N1", "S1N2", "S1N3", "S1N4", "S1N5"]}, 1: {"barn": ["LR1"]}},
+        trucks={"T3": ["S1N6", "S2N1", "LP1"], "T1": ["S3N1"]},
+    )
+    state.bag_count, state.end_count, state.last_round = 0, 12, True
+    state.undrawn = state.undrawn[:12]
+    state.out = [t for t in tile_pool(["S5", "S6", "S7"]) if t not in components(state)]
+    play(state, "0: take_truck T3", "place S1N6->E1")
+    assert state.observation(0)["phase"] == "place" and state.bonus == 1
+    copy = rebuilt(state, options={})
+    assert copy.digest() == state.digest()
+    assert legal(copy) == legal(state)
+    for s in (state, copy):
+        play(s, "place S2N1->E2", "place LP1->E2")
+        assert s.observation(0)["phase"] == "bonus"
+        play(s, "bonus_take 1:LR1->E2")
+        assert s.observation(1)["phase"] == "turn" and s.current_player == 1
+    assert copy.digest() == state.digest()
+    for s in (state, copy):
+        play(s, "take_truck T1", "place S3N1->E1")
+    assert copy.is_terminal() and copy.result() == state.result()
+
+
+def _observation() -> dict:
+    """A plain-JSON observation of seat 1 in a 3-player round 1 with a few tiles out."""
+    state = new(3, THREE)
+    play(state, "0: dl S1M1 T1", "1: dl LP1 T2", "2: tk T1 S1M1->E1", "0: dl S2N1 T2")
+    assert state.current_player == 1
+    return json.loads(json.dumps(state.observation(1)))
+
+
+def _edit(obs: dict, path: str, value: object) -> None:
+    """Set the field at a dotted path (list indices as numbers) to ``value``."""
+    *head, last = path.split(".")
+    node: object = obs
+    for key in head:
+        node = node[int(key)] if isinstance(node, list) else node[key]  # type: ignore[index]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("current_player", 2, "not one of seat 1's turns"),
+        ("phase", "game_over", "phase must be turn, load, place or bonus"),
+        ("bag_count", "49", "bag_count must be an integer"),
+        ("bag_count", 40, "tiles of the pool are unseen, but bag_count"),
+        ("end_count", 14, "end stack is opened only once the bag is empty"),
+        ("last_round", True, "last_round must be true exactly when"),
+        ("removed_species", ["S5", "S7"], "differs from the option"),
+        ("trucks.1.tiles", ["LP1", "S1M1"], "S1M1 appears twice"),
+        ("trucks.1.tiles", ["LP1", "S7N1"], "'S7N1', which is not a tile in play"),
+        ("trucks.1.tiles", ["LP1", "S2N1", "S3K1"], "truck T2 cannot hold S3K1"),
+        ("trucks.1.tiles", ["LP1"], "tiles of the pool are unseen"),
+        ("trucks.0.taken_by", -1, "seat 2 took T1, but that truck is not taken by it"),
+        ("players.0.barn", ["S1K2"], "S1K2 appears twice: in offspring_supply and in seat 0"),
+        (
+            "offspring_supply",
+            [f"S{s}K{i}" for s in range(1, 6) for i in (1, 2)][1:],
+            r"offspring tiles \['S1K1'\] are nowhere",
+        ),
+        ("offspring_supply", ["S1K2", "S1K1"], "offspring_supply must be sorted"),
+        ("players.1.enclosures.1.tiles", ["S3N1"] * 7, "holds 7 tiles, more than 6"),
+        ("players.2.enclosures.0.tiles", ["S1M1", "S2N2"], "more than one species"),
+        ("players.2.enclosures.0.paired", ["S1M1"], "do not match males with females"),
+        ("players.2.enclosures.0.species", "S2", r"players\[2\]\.enclosures\[0\]\.species"),
+        ("players.2.score.total", 5, r"players\[2\]\.score\.total is 5, expected 1"),
+        ("drawn_tile", "S3N1", "drawn_tile is set exactly in the load phase"),
+        ("offspring_supply", "S1K1", "offspring_supply must be a list"),
+    ],
+)
+def test_from_observation_rejects_malformed_observations(
+    path: str, value: object, message: str
+) -> None:
+    obs = _observation()
+    assert GAME.from_observation(3, THREE, 1, obs, random.Random(0)).current_player == 1
+    _edit(obs, path, value)
+    with pytest.raises(ValueError, match=message):
+        GAME.from_observation(3, THREE, 1, obs, random.Random(0))
+
+
+def test_from_observation_rejects_missing_and_unknown_fields() -> None:
+    obs = _observation()
+    del obs["trucks"]
+    with pytest.raises(ValueError, match="malformed: KeyError\\('trucks'\\)"):
+        GAME.from_observation(3, THREE, 1, obs, random.Random(0))
+    obs = _observation()
+    obs["colour"] = "red"
+    with pytest.raises(ValueError, match="unknown field 'colour'"):
+        GAME.from_observation(3, THREE, 1, obs, random.Random(0))
+    with pytest.raises(ValueError, match="not one of seat 0's turns"):
+        GAME.from_observation(3, THREE, 0, _observation(), random.Random(0))

@@ -1,0 +1,237 @@
+"""Rebuild a Carson City Zoo state from one seat's observation (``Game._from_observation``).
+
+The observation is public and identical for every seat, and at a seat's turn (phase
+``play``) it shows almost the whole state: whose turn it is and the start player, every
+hand, every occupant (with its mutated flag), every capture pile (ids in capture order,
+so the zoo piles fix which zoo cards are gone), and for every space its card count and
+the face value of its uppermost zoo card.
+
+What it hides, and how it is drawn (with ``rng`` only):
+
+- **The ids of the zoo cards still on the board** (which fix their backs). The cards on
+  the board are exactly the 50 zoo cards minus those in the capture piles. Each
+  uppermost card (the top of a 2-card stack, the single card of a 1-card stack) gets a
+  card of its shown face value and each covered bottom card any of the cards left, by
+  :func:`~engine.carson_city_zoo.state.draw_board_cards`, the helper ``resample`` uses:
+  uniform over the consistent assignments. A mutant back whose card was captured is
+  thereby never drawn again.
+- **Which deal slot each captured card came from.** The state keeps the 50 dealt cards
+  (``_deal``); the slots emptied by captures get the captured cards in a random order.
+  Nothing in the rules depends on it; it keeps ``_deal`` a permutation of the 50 cards.
+
+The observation is checked on the way in (clear :class:`ValueError` messages for a wrong
+phase or seat, a team that does not match the options, an unknown or repeated card or
+character, a character that is nowhere or in two places, a stack size out of range, a
+finished game, mutated characters that do not match the mutant cards captured), and at
+the end the rebuilt state's own observation must equal the given one, which catches
+every inconsistent derived field (scores, ``on_board``, the values and backs shown in
+the zoo piles, ``mutant_found``, ...).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from engine.carson_city_zoo.components import (
+    CAPTURED,
+    CARD_INDEX,
+    CARD_MUTANT,
+    CARD_VALUE,
+    IN_HAND,
+    NUM_CARDS,
+    NUM_SPACES,
+    PLAY,
+)
+from engine.carson_city_zoo.state import CarsonCityZooState, draw_board_cards
+from engine.core import JSON
+
+KEYS = (
+    "phase",
+    "current_player",
+    "start_player",
+    "cards_dealt",
+    "spaces",
+    "players",
+    "mutant_found",
+)
+
+
+def _int(value: JSON, where: str, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(
+            f"observation field {where} must be an integer {low}..{high}, got {value!r}"
+        )
+    return value
+
+
+def _list(value: JSON, where: str, length: int | None = None) -> Sequence[JSON]:
+    if not isinstance(value, list):
+        raise ValueError(f"observation field {where} must be a list, got {value!r}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"observation field {where} must have {length} entries, got {len(value)}")
+    return value
+
+
+def _dict(value: JSON, where: str) -> Mapping[str, JSON]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"observation field {where} must be an object, got {value!r}")
+    return value
+
+
+def _first_difference(expected: JSON, given: JSON, where: str) -> str:
+    """A path to the first place where ``given`` differs from ``expected``."""
+    if isinstance(expected, dict) and isinstance(given, Mapping):
+        for key in sorted(set(expected) | set(given)):
+            if key not in given:
+                return f"{where}.{key} is missing"
+            if key not in expected:
+                return f"{where}.{key} is not an observation field"
+            if expected[key] != given[key]:
+                return _first_difference(expected[key], given[key], f"{where}.{key}")
+    if isinstance(expected, list) and isinstance(given, list) and len(expected) == len(given):
+        for i, (a, b) in enumerate(zip(expected, given, strict=True)):
+            if a != b:
+                return _first_difference(a, b, f"{where}[{i}]")
+    return f"{where} is {given!r}, but the rest of the observation implies {expected!r}"
+
+
+def rebuild(
+    st: CarsonCityZooState, seat: int, obs: Mapping[str, JSON], rng: random.Random
+) -> CarsonCityZooState:
+    """Fill the fresh state ``st`` in place from ``obs`` (``seat``'s turn) and return it."""
+    missing = [k for k in KEYS if k not in obs]
+    if missing:
+        raise ValueError(f"observation lacks field(s) {missing}")
+    if obs["phase"] != "play":
+        raise ValueError(f"not a turn: the observation's phase is {obs['phase']!r}, not 'play'")
+    n = st.num_players
+    to_move = _int(obs["current_player"], "current_player", -2, n - 1)
+    if to_move != seat:
+        raise ValueError(f"the observation is seat {to_move}'s turn, not seat {seat}'s")
+    start = _int(obs["start_player"], "start_player", 0, n - 1)
+    if st._start >= 0 and start != st._start:
+        raise ValueError(f"start_player is {start}, but the option start_player is {st._start}")
+    st._phase = PLAY
+    st._player = seat
+    st._start = start
+    players = _list(obs["players"], "players", n)
+    spaces = _list(obs["spaces"], "spaces", NUM_SPACES)
+
+    # Characters: each of the 4n is in one hand, on one space or in one pile.
+    where: dict[int, str] = {}
+
+    def put(name: JSON, place: str, field: str) -> int:
+        c = st._cidx.get(name, -1) if isinstance(name, str) else -1
+        if c < 0:
+            teams = ", ".join(st._teams)
+            raise ValueError(f"{field}: {name!r} is not a character of this game (teams {teams})")
+        if c in where:
+            raise ValueError(f"{field}: {name} is {place}, but also {where[c]}")
+        where[c] = place
+        return c
+
+    # Zoo cards: the captured ones are named in the piles.
+    captured: set[int] = set()
+    for p, raw in enumerate(players):
+        entry = _dict(raw, f"players[{p}]")
+        if entry["team"] != st._teams[p]:
+            raise ValueError(
+                f"players[{p}].team is {entry['team']!r}, but seat {p} plays {st._teams[p]!r}"
+            )
+        for name in _list(entry["hand"], f"players[{p}].hand"):
+            c = put(name, f"in seat {p}'s hand", f"players[{p}].hand")
+            if c // 4 != p:
+                raise ValueError(f"players[{p}].hand: {name} belongs to seat {c // 4}")
+            st._cpos[c] = IN_HAND
+        st._pile_chr[p] = []
+        pile = _list(entry["character_pile"], f"players[{p}].character_pile")
+        for i, raw_char in enumerate(pile):
+            field = f"players[{p}].character_pile[{i}]"
+            char = _dict(raw_char, field)
+            c = put(char["id"], f"in seat {p}'s pile", field)
+            st._cpos[c] = CAPTURED
+            st._cmut[c] = char["mutated"] is True
+            st._pile_chr[p].append(c)
+        st._chr_pts[p] = sum(c % 4 + 3 for c in st._pile_chr[p])
+        st._pile_zoo[p] = []
+        for i, raw_card in enumerate(_list(entry["zoo_pile"], f"players[{p}].zoo_pile")):
+            field = f"players[{p}].zoo_pile[{i}]"
+            card_id = _dict(raw_card, field)["id"]
+            card = CARD_INDEX.get(card_id, -1) if isinstance(card_id, str) else -1
+            if card < 0:
+                raise ValueError(f"{field}: {card_id!r} is not a zoo card id Z01..Z50")
+            if card in captured:
+                raise ValueError(f"{field}: {card_id} is in a capture pile twice")
+            captured.add(card)
+            st._pile_zoo[p].append(card)
+        st._zoo_pts[p] = sum(CARD_VALUE[card] for card in st._pile_zoo[p])
+
+    # The board: occupants, stack sizes and uppermost faces.
+    visible: list[tuple[int, int]] = []  # (deal slot, face value)
+    hidden: list[int] = []
+    emptied: list[int] = []
+    on_board = 0
+    for s, raw in enumerate(spaces):
+        entry = _dict(raw, f"spaces[{s}]")
+        count = _int(entry["cards"], f"spaces[{s}].cards", 0, 2)
+        on_board += count
+        occupant = entry["occupant"]
+        if occupant != "":
+            c = put(occupant, f"on space {s}", f"spaces[{s}].occupant")
+            if count == 2:
+                raise ValueError(f"spaces[{s}]: an occupant never stands on 2 zoo cards")
+            st._occ[s] = c
+            st._cpos[c] = s
+            st._cmut[c] = entry["mutated"] is True
+        if count == 0:
+            emptied += [s, NUM_SPACES + s]
+            continue
+        face = _int(entry["top_value"], f"spaces[{s}].top_value", 0, 4)
+        if count == 2:
+            visible.append((NUM_SPACES + s, face))
+            hidden.append(s)
+        else:
+            visible.append((s, face))
+            emptied.append(NUM_SPACES + s)
+    nowhere = [st._cname[c] for c in range(4 * n) if c not in where]
+    if nowhere:
+        raise ValueError(f"character(s) {nowhere} are in no hand, on no space and in no pile")
+    if on_board + len(captured) != NUM_CARDS:
+        raise ValueError(
+            f"the board shows {on_board} zoo cards and the piles {len(captured)}; "
+            f"they must add up to {NUM_CARDS}"
+        )
+
+    mutated = sum(st._cmut)
+    found = sum(CARD_MUTANT[card] for card in captured)
+    if mutated != found:
+        raise ValueError(
+            f"{mutated} mutated character(s) but {found} mutant-backed card(s) captured: "
+            "each mutant card captured mutates exactly one character"
+        )
+
+    pool = [card for card in range(NUM_CARDS) if card not in captured]
+    cards, _rest = draw_board_cards(pool, visible, hidden, rng)
+    gone = sorted(captured)
+    rng.shuffle(gone)
+    cards.update(zip(emptied, gone, strict=True))
+    st._deal = [cards[slot] for slot in range(NUM_CARDS)]
+    st._undealt = []
+    st._bot = st._deal[:NUM_SPACES]
+    st._top = st._deal[NUM_SPACES:]
+    for slot in emptied:
+        if slot < NUM_SPACES:
+            st._bot[slot] = -1
+        else:
+            st._top[slot - NUM_SPACES] = -1
+
+    placeable = any(st._occ[s] < 0 and st._bot[s] >= 0 for s in range(NUM_SPACES))
+    stuck = [q for q in range(n) if not st._has_action(q, placeable)]
+    if stuck:
+        raise ValueError(f"seat {stuck[0]} has no legal action, so the game would be over")
+    st._legal = None
+    mine = st._observation(seat)
+    if mine != obs:
+        raise ValueError("inconsistent observation: " + _first_difference(mine, obs, "observation"))
+    return st

@@ -1,0 +1,268 @@
+"""Rebuild a Panorama state from one seat's observation (``Game._from_observation``).
+
+Panorama has no hidden part in its *state*: the tiles below each stack's top and the
+tiles in the box are not held anywhere; a tile's identity is drawn by a ``reveal`` chance
+node only when it becomes a top (see the package docstring). Everything the state holds
+is public and in every observation: the goals, each space's count, top tile and balloon,
+each player's panorama, start index and balloon, the token's space and face, the held
+tile. So the rebuild draws **nothing** and does not use ``rng``: the one state consistent
+with the observation is the determinization. What is hidden in the game (which
+unrevealed tile comes up next) stays with the later ``reveal`` nodes, whose outcomes
+are exactly the tiles not in view (every tile minus the tops, the panoramas and the held
+tile), uniformly, as in the original game.
+
+Derived, not read: the unrevealed tiles (the complement of the tiles in view; checked
+against ``unrevealed_tiles``), the standing flags, the occupant of each space. The
+state's ``_pending`` (the space of the last ``reveal``) is a leftover that no rule reads
+outside a chance node; it is set to the seat's balloon space, which is exact in the
+``place`` phase after a reveal. It enters ``digest()``, so a rebuilt state's digest may
+differ from the original's in that field only.
+
+The observation is checked field by field (a clear ``ValueError`` names what is wrong),
+then the rebuilt state's own observation must equal it exactly, which also checks the
+derived fields (points, scores, colours, the unrevealed count).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+from engine.core import JSON
+from engine.panorama.state import FLY_PHASE, PLACE_PHASE, PanoramaState
+from engine.panorama.tiles import (
+    GOAL_COLOURS,
+    GOALS_BY_COLOUR,
+    NUM_TILES,
+    START_TILE,
+    TILE_IDS,
+    TILE_INDEX,
+)
+
+STACK_SIZE = 4
+_PHASES = {"fly": FLY_PHASE, "place": PLACE_PHASE}
+_BALLOONS = ("standing", "deflated")
+_T = TypeVar("_T")
+
+
+def rebuild(
+    state: PanoramaState, seat: int, obs: Mapping[str, JSON], rng: random.Random
+) -> PanoramaState:
+    """Fill ``state`` (a fresh ``new_game``) in place from ``obs``, seat ``seat``'s turn.
+
+    ``rng`` is accepted for the contract but not used: nothing in the state is hidden.
+    Raises :class:`ValueError` naming the first problem of a malformed observation.
+    """
+    del rng  # nothing to draw (module docstring)
+    p = state.num_players
+    n = state._n
+
+    phase_name = _get(obs, "phase", str)
+    if phase_name not in _PHASES:
+        raise ValueError(
+            f"phase is {phase_name!r}: a seat's turn is in phase 'fly' or 'place' "
+            f"(goal_draw/reveal/balloon_drop are chance nodes, game_over has no turn)"
+        )
+    phase = _PHASES[phase_name]
+    for key in ("current_player", "active_player"):
+        if _get(obs, key, int) != seat:
+            raise ValueError(f"{key} is {obs[key]!r}: the observation is not seat {seat}'s turn")
+    if _get(obs, "pending_space", int) != -1:
+        raise ValueError(
+            f"pending_space must be -1 outside a reveal node, got {obs['pending_space']}"
+        )
+    if _get(obs, "num_spaces", int) != n:
+        raise ValueError(f"num_spaces must be {n} for {p} players, got {obs['num_spaces']}")
+
+    goals = _goals(state, _get(obs, "goals", list))
+
+    # -- spaces ----------------------------------------------------------------
+    spaces = _get(obs, "spaces", list)
+    if len(spaces) != n:
+        raise ValueError(f"spaces must list {n} spaces, got {len(spaces)}")
+    count: list[int] = []
+    top: list[int] = []
+    occ: list[int] = []
+    for s, entry in enumerate(spaces):
+        where = f"spaces[{s}]"
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"{where} must be an object, got {entry!r}")
+        if _get(entry, "space", int, where) != s:
+            raise ValueError(f"{where}.space must be {s}, got {entry['space']!r}")
+        c = _get(entry, "count", int, where)
+        if not 0 <= c <= STACK_SIZE:
+            raise ValueError(f"{where}.count must be 0..{STACK_SIZE}, got {c}")
+        t = _get(entry, "top", str, where)
+        if c == 0:
+            if t != "":
+                raise ValueError(f"{where} has an empty stack but shows top {t!r}")
+            top.append(-1)
+        else:
+            top.append(_tile(t, f"{where}.top"))
+        q = _get(entry, "balloon_seat", int, where)
+        if not -1 <= q < p:
+            raise ValueError(f"{where}.balloon_seat must be -1..{p - 1}, got {q}")
+        count.append(c)
+        occ.append(q)
+
+    # -- players ---------------------------------------------------------------
+    players = _get(obs, "players", list)
+    if len(players) != p:
+        raise ValueError(f"players must list {p} seats, got {len(players)}")
+    pan: list[list[int]] = []
+    si: list[int] = []
+    bal: list[int] = []
+    standing: list[bool] = []
+    for q, entry in enumerate(players):
+        where = f"players[{q}]"
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"{where} must be an object, got {entry!r}")
+        if _get(entry, "seat", int, where) != q:
+            raise ValueError(f"{where}.seat must be {q}, got {entry['seat']!r}")
+        names = _get(entry, "panorama", list, where)
+        start = _get(entry, "start_index", int, where)
+        if not 0 <= start < len(names) or names[start] != TILE_IDS[START_TILE[q]]:
+            raise ValueError(
+                f"{where}.panorama {names!r} must hold {TILE_IDS[START_TILE[q]]} "
+                f"at start_index {start}"
+            )
+        tiles = [
+            START_TILE[q] if k == start else _tile(name, f"{where}.panorama[{k}]")
+            for k, name in enumerate(names)
+        ]
+        b = _get(entry, "balloon_space", int, where)
+        if not 0 <= b < n:
+            raise ValueError(f"{where}.balloon_space must be 0..{n - 1} during play, got {b}")
+        if occ[b] != q:
+            raise ValueError(
+                f"{where}.balloon_space is {b} but spaces[{b}].balloon_seat is {occ[b]}"
+            )
+        look = _get(entry, "balloon", str, where)
+        if look not in _BALLOONS:
+            raise ValueError(f"{where}.balloon must be 'standing' or 'deflated', got {look!r}")
+        pan.append(tiles)
+        si.append(start)
+        bal.append(b)
+        standing.append(look == "standing")
+    for s, q in enumerate(occ):
+        if q >= 0 and bal[q] != s:
+            raise ValueError(
+                f"spaces[{s}].balloon_seat is {q} but players[{q}].balloon_space is {bal[q]}"
+            )
+    if not standing[seat]:
+        raise ValueError(f"seat {seat}'s balloon is deflated: it has no more turns")
+
+    # -- token, held tile --------------------------------------------------------
+    token = _get(obs, "token_space", int)
+    face = _get(obs, "token_face", str)
+    if face not in ("sun", "moon"):
+        raise ValueError(f"token_face must be 'sun' or 'moon', got {face!r}")
+    moon = face == "moon"
+    if moon == all(standing):
+        raise ValueError(
+            "token_face is 'moon' but no balloon is deflated"
+            if moon
+            else "a balloon is deflated but the token still shows the sun"
+        )
+    held_name = _get(obs, "held_tile", str)
+    if phase == FLY_PHASE:
+        if held_name != "":
+            raise ValueError(f"held_tile must be empty before the fly, got {held_name!r}")
+        held = -1
+        if token != bal[seat]:
+            raise ValueError(f"token_space {token} is not seat {seat}'s balloon space {bal[seat]}")
+    else:
+        held = _tile(held_name, "held_tile")
+        if not 0 <= token < n or occ[token] >= 0:
+            raise ValueError(
+                f"token_space {token} must be the empty departure space of seat {seat}'s flight"
+            )
+
+    # -- tiles: every tile in view once, the rest unrevealed ---------------------------
+    seen = [t for t in top if t >= 0] + [t for tiles in pan for t in tiles if t < NUM_TILES]
+    if held >= 0:
+        seen.append(held)
+    if len(set(seen)) != len(seen):
+        dup = sorted({TILE_IDS[t] for t in seen if seen.count(t) > 1})
+        raise ValueError(f"tile(s) {', '.join(dup)} shown more than once")
+    taken = sum(STACK_SIZE - c for c in count)
+    placed = sum(len(tiles) - 1 for tiles in pan) + (held >= 0)
+    if taken != placed:
+        raise ValueError(
+            f"the stacks are missing {taken} tile(s) but the panoramas and the hand hold {placed}"
+        )
+    in_view = set(seen)
+    unrev = [t for t in range(NUM_TILES) if t not in in_view]
+    if _get(obs, "unrevealed_tiles", int) != len(unrev):
+        raise ValueError(
+            f"unrevealed_tiles is {obs['unrevealed_tiles']} but {len(unrev)} tiles are not in view"
+        )
+
+    # -- fill the state ------------------------------------------------------------
+    state._phase = phase
+    state._cp = seat
+    state._active = seat
+    state._pending = bal[seat]
+    state._goals = goals
+    state._count = count
+    state._top = top
+    state._unrev = unrev
+    state._occ = occ
+    state._bal = bal
+    state._standing = standing
+    state._pan = pan
+    state._si = si
+    state._token = token
+    state._moon = moon
+    state._held = held
+    state._res = None
+    state._legal = None
+
+    back = state.observation(seat)
+    if back != obs:
+        bad = sorted(k for k in set(back) | set(obs) if back.get(k) != obs.get(k))
+        raise ValueError(f"observation field(s) {bad} disagree with the state they describe")
+    return state
+
+
+def _goals(state: PanoramaState, goals: Sequence[JSON]) -> list[str]:
+    """The observation's goals (sky, river, terrain), checked against the options."""
+    if len(goals) != 3:
+        raise ValueError(f"goals must list 3 goal ids (sky, river, terrain), got {goals!r}")
+    out: list[str] = []
+    for i, g in enumerate(goals):
+        fixed = state._goals[i]
+        if fixed and g != fixed:
+            raise ValueError(
+                f"goals[{i}] is {g!r} but the options fix the {GOAL_COLOURS[i]} goal {fixed}"
+            )
+        if g not in GOALS_BY_COLOUR[i]:
+            raise ValueError(
+                f"goals[{i}] must be a {GOAL_COLOURS[i]} goal "
+                f"({', '.join(GOALS_BY_COLOUR[i])}), got {g!r}"
+            )
+        out.append(str(g))
+    return out
+
+
+def _tile(name: JSON, where: str) -> int:
+    """The index of panorama tile ``name`` (T01..T36)."""
+    t = TILE_INDEX.get(name, -1) if isinstance(name, str) else -1
+    if not 0 <= t < NUM_TILES:
+        raise ValueError(f"{where} must be a panorama tile T01..T36, got {name!r}")
+    return t
+
+
+def _get(data: Mapping[str, JSON], key: str, kind: type[_T], where: str = "") -> _T:
+    """``data[key]``, which must be of type ``kind`` (bool is not an int)."""
+    name = f"{where}.{key}" if where else key
+    if key not in data:
+        raise ValueError(f"observation field {name!r} is missing")
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ValueError(f"observation field {name!r} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+__all__ = ["rebuild"]
