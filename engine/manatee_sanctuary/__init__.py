@@ -58,8 +58,10 @@ Decisions on open points (beyond the spec's D1-D28)
   the opponent's whole hand (spec: "each player therefore knows the other's whole hand").
 * O3: Split and keep commitments are public as "committed: true" (the serialisation order
   reveals it anyway); their content/size only once all seats have committed.
-* O4: ``resample`` keeps a hidden split's size and re-chooses its cards among the re-drawn
-  dealt cards; hidden cards in a hand keep their (hidden) origin seat.
+* O4: ``resample`` re-draws other seats' uncommunicated commitments (a committed split
+  uniformly among the 15 splits of the re-drawn five, a committed keep 1/2 each way), so
+  a search never sees them; hidden cards in a hand keep their (hidden) origin seat. It
+  does not rewrite ``history`` (a resampled state is for search, not for replay).
 * O5: Power Cap in round 1/2 with ``now: false`` is asked again after the next draft; the
   challenge is evaluated only at game end (``challenge_won`` is 0 before the end).
 * O6: Result scores are the totals; the solo breakdown adds ``solo_band`` and, with a
@@ -69,9 +71,10 @@ Decisions on open points (beyond the spec's D1-D28)
 * O8: ``variants(n)`` for 7-12 players is one option set per count (scramble, with round
   bonuses on even counts) so the long 12-seat playouts stay affordable; 1 player covers
   no module, round bonuses and each of the 8 challenges; 2-6 with and without bonuses.
-* O9: ``GAME.from_observation`` (:mod:`.rebuild`) draws everything the observation hides,
-  including the seat's own large stack at its ``keep`` turn (the observation shows only
-  ``my_split``), other seats' committed splits and keeps, and hidden cards' origins.
+* O9: ``GAME.from_observation`` (:mod:`.rebuild`) draws everything the observation hides:
+  other seats' cards and committed splits and keeps, and hidden cards' origins. At a
+  ``keep`` turn the seat's observation shows its own five dealt cards (``dealt``) as well
+  as its small stack (``my_split``): the spec makes both private knowledge of the seat.
 """
 
 from engine.manatee_sanctuary.game import GAME, ManateeSanctuary

@@ -4,8 +4,10 @@ Hidden from seat s: the deck (held as an unordered set), other seats' dealt card
 their uncommunicated split choices, the contents of stacks s has not been shown, and the
 cards in other hands that did not come from s's own deal or from the stacks s received.
 All those cards form one pool with the deck; the pool is shuffled with ``rng`` and dealt
-back into the same slots (same sizes), the rest becoming the deck. Split choices of other
-seats keep their size and are re-chosen among the re-drawn cards. Everything s has seen
+back into the same slots (same sizes), the rest becoming the deck. The commitments of
+other seats that s cannot see yet are re-drawn too: a committed split (split step) is
+re-chosen uniformly among the 15 splits of the re-drawn five, and a committed keep (keep
+step) is small or large with probability 1/2. Everything s has seen
 (its own cards, the stacks it saw, public information) is unchanged, so
 ``observation(s)`` is unchanged. Bag contents are public counts: nothing to re-draw.
 The resampled state's ``history`` is the original one (it is a sample for search, not a
@@ -55,6 +57,9 @@ def resample(s: ManateeState, seat: int, rng: random.Random) -> State:
         if hidden:
             hand_slots.append((j, len(hidden)))
             pool += hidden
+    if ph == st.PH_KEEP:
+        o.keep = [k if j == seat or k < 0 else rng.randrange(2) for j, k in enumerate(o.keep)]
+        o._legal = None
     if not (dealt_slots or stack_slots or hand_slots):
         return o
     pool.sort()  # canonical before shuffling, so the result depends only on rng
@@ -65,9 +70,8 @@ def resample(s: ManateeState, seat: int, rng: random.Random) -> State:
         new = sorted(pool[pos : pos + size])
         pos += size
         o.dealt[j] = new
-        old_split = o.split[j]
-        if old_split is not None:
-            o.split[j] = sorted(rng.sample(new, len(old_split)))
+        if o.split[j] is not None:
+            o.split[j] = sorted(rng.sample(new, 1 if rng.randrange(15) < 5 else 2))
     for owner, k in stack_slots:
         size = len(o.stacks[owner][k])
         o.stacks[owner][k] = sorted(pool[pos : pos + size])

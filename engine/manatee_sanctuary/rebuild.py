@@ -20,10 +20,8 @@ Hidden from the seat, and drawn with ``rng`` only:
   that are not among its ``known_cards`` (phase 2). They are dealt uniformly at random
   from the unseen cards: the rebuild puts placeholder cards into these slots and lets
   :func:`hidden.resample` re-deal deck + hidden slots exactly as it does for any state;
-* the seat's own large stack during the keep step (the observation shows only its small
-  stack, ``my_split``): a uniform sample of the unseen cards;
-* the committed splits of the seats before it (uniform over the 15 splits of the dealt
-  five) and their committed keeps (small or large, 1/2 each);
+* the committed splits of the seats before it and their committed keeps, which
+  :func:`hidden.resample` re-draws as for any state (the rebuild leaves placeholders);
 * for each card in a hand, the deal it came from (``origin``: the hand owner's returned
   stack or the stack it kept from its passer). Where the observation does not tell, the
   number of cards of each origin is drawn with hypergeometric weights within the public
@@ -152,10 +150,10 @@ def rebuild(
     _players(s, obs, cards)
     _solo_fields(s, obs, cards)
     _check_manatees(s)
-    hidden_slots = _private_fields(s, seat, obs, cards, rng)
+    _private_fields(s, seat, obs, cards, rng)
     s._pub = None
     s._legal = None
-    out = cast(ManateeState, hidden.resample(s, seat, rng)) if hidden_slots else s
+    out = cast(ManateeState, hidden.resample(s, seat, rng))
     got = out.observation(seat)
     if got != obs:
         raise ValueError(f"inconsistent observation: {_difference(got, obs, '')}")
@@ -274,8 +272,8 @@ def _check_manatees(s: ManateeState) -> None:
 
 def _private_fields(
     s: ManateeState, seat: int, obs: Mapping[str, JSON], cards: _Cards, rng: random.Random
-) -> bool:
-    """Hands, draft data and deck; hidden slots get placeholders. True if any is hidden."""
+) -> None:
+    """Hands, draft data and deck; hidden slots get placeholders (``resample`` fills them)."""
     n = s.n
     phase = s.phase
     hand = sorted(cards.take(obs["hand"], "hand"))
@@ -310,18 +308,19 @@ def _private_fields(
         if min(sizes) < 1:
             raise ValueError("observation field split_size must be 1 or 2 for every seat at keep")
         giver = s.passer(seat)
+        small = _list(obs["my_split"], "my_split")
         stacks = [
-            cards.take(obs["my_split"], "my_split"),
+            cards.take(small, "my_split"),
+            cards.take([c for c in _list(obs["dealt"], "dealt") if c not in small], "dealt"),
             cards.take(obs["received_small"], "received_small"),
             cards.take(obs["received_large"], "received_large"),
         ]
-        if [len(m) for m in stacks] != [sizes[seat], sizes[giver], 5 - sizes[giver]]:
+        sizes_shown = [len(m) for m in stacks]
+        if sizes_shown != [sizes[seat], 5 - sizes[seat], sizes[giver], 5 - sizes[giver]]:
             raise ValueError("the stacks shown at keep do not have the public split sizes")
-        own_large = sorted(rng.sample(cards.unseen(), 5 - sizes[seat]))
-        cards.seen.update(own_large)
         s.stacks = [[[], []] for _ in range(n)]
-        s.stacks[seat] = [sorted(stacks[0]), own_large]
-        s.stacks[giver] = [sorted(stacks[1]), sorted(stacks[2])]
+        s.stacks[seat] = [sorted(stacks[0]), sorted(stacks[1])]
+        s.stacks[giver] = [sorted(stacks[2]), sorted(stacks[3])]
         demand = 5 * (n - 2)
     else:
         demand = sum(hidden_counts)
@@ -342,18 +341,17 @@ def _private_fields(
             if j != seat:
                 s.dealt[j] = draw(5)
         for j in range(seat):
-            s.split[j] = s.dealt[j][: 1 if rng.randrange(15) < 5 else 2]
+            s.split[j] = s.dealt[j][:1]  # placeholder: hidden.resample re-draws it
     elif phase == st.PH_KEEP:
         for o in range(n):
             if o not in (seat, s.passer(seat)):
                 s.stacks[o] = [draw(s.split_size[o]), draw(5 - s.split_size[o])]
-        s.keep = [rng.randrange(2) if j < seat else -1 for j in range(n)]
+        s.keep = [0 if j < seat else -1 for j in range(n)]  # placeholders, as above
     for j, p in enumerate(s.players):
         blanks = draw(hidden_counts[j])
         p.hand = sorted(known[j] + blanks)
         p.origin = _origins(s, seat, j, known[j], blanks, rng)
     s.deck = sorted(placeholders)
-    return demand > 0
 
 
 def _origins(

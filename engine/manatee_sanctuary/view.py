@@ -167,6 +167,7 @@ def observation(s: ManateeState, seat: int | None) -> dict[str, JSON]:
             if mine is not None:
                 my_split = _ids(mine)
         elif ph == st.PH_KEEP:
+            dealt = _ids(sorted(s.stacks[seat][0] + s.stacks[seat][1]))
             my_split = _ids(s.stacks[seat][0])
             giver = s.passer(seat)
             rec_small = _ids(s.stacks[giver][0])

@@ -938,19 +938,35 @@ def test_from_observation_in_the_middle_of_the_split() -> None:
 
 def test_from_observation_in_the_middle_of_the_keep() -> None:
     s = first_state(random_states(5, seed=24), "keep", 3)  # seats 0-2 have committed
-    keeps, own_large, far = set(), set(), set()
+    keeps, far = set(), set()
     giver = s.passer(3)
     for seed in range(12):
         r = rebuilt(s, seed)
-        assert r.stacks[3][0] == s.stacks[3][0] and r.stacks[giver] == s.stacks[giver]
+        # the seat knows both of its own stacks (its five dealt cards) and the two it got
+        assert r.stacks[3] == s.stacks[3] and r.stacks[giver] == s.stacks[giver]
         assert [len(a) + len(b) for a, b in r.stacks] == [5] * 5
         assert r.keep[3:] == [-1, -1] and all(k in (0, 1) for k in r.keep[:3])
         keeps.add(tuple(r.keep[:3]))
-        # the observation shows only the seat's small stack: its large one is drawn
-        own_large.add(tuple(r.stacks[3][1]))
         far.add(tuple(r.stacks[0][0] + r.stacks[0][1]))
         finish_game(r)
-    assert len(keeps) > 1 and len(own_large) > 1 and len(far) > 1
+    assert len(keeps) > 1 and len(far) > 1
+
+
+def test_resample_redraws_commitments_the_seat_cannot_see() -> None:
+    """In-process search must not see other seats' committed splits and keeps either."""
+    split = first_state(random_states(4, seed=23), "split", 2)  # seats 0 and 1 committed
+    keep = first_state(random_states(5, seed=24), "keep", 3)  # seats 0-2 committed
+    sizes: set[tuple[int, ...]] = set()
+    keeps: set[tuple[int, ...]] = set()
+    for seed in range(24):
+        r = split.resample(2, random.Random(seed))
+        assert r.observation(2) == split.observation(2)
+        sizes.add(tuple(len(r.split[j] or []) for j in (0, 1)))
+        k = keep.resample(3, random.Random(seed))
+        assert k.observation(3) == keep.observation(3)
+        assert k.keep[3:] == [-1, -1]
+        keeps.add(tuple(k.keep[:3]))
+    assert len(sizes) > 1 and len(keeps) > 1
 
 
 def test_from_observation_during_returns() -> None:

@@ -387,7 +387,9 @@ class ManateeSanctuaryObservation(_message.Message):
 
     @_builtins.property
     def dealt(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """dealt are the cards dealt to the observer in this draft (private)."""
+        """dealt are the five cards dealt to the observer in this draft, shown through the
+        split and keep steps (private).
+        """
 
     @_builtins.property
     def my_split(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
