@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from engine.observed import first_difference
+
 CHANCE = -1
 """``current_player`` at a chance node."""
 
@@ -365,7 +367,10 @@ class Game:
 
         This is how a search bot that only receives observations (over gRPC) gets states
         to search on. Raises :class:`ValueError` when the observation is malformed or
-        is not one of ``seat``'s turns.
+        is not one of ``seat``'s turns, or when the rebuilt state's own observation
+        differs from it (the message names the first differing field, see
+        :func:`engine.observed.first_difference`): that catches every derived field
+        (a score, a count) that does not match the rest.
         """
         initial = self.new_game(num_players, options)
         if not isinstance(seat, int) or not 0 <= seat < num_players:
@@ -374,10 +379,15 @@ class Game:
             raise ValueError(f"an observation must be a JSON object, got {observation!r}")
         try:
             state = self._from_observation(initial, seat, observation, rng)
-        except (KeyError, IndexError, TypeError) as exc:
+            if state.current_player != seat:
+                raise ValueError(f"the observation is not one of seat {seat}'s turns")
+            difference = first_difference(observation, state.observation(seat))
+        except KeyError as exc:
+            raise ValueError(f"{self.id} observation has no field {exc.args[0]!r}") from None
+        except (IndexError, TypeError) as exc:
             raise ValueError(f"{self.id} observation is malformed: {exc!r}") from None
-        if state.current_player != seat:
-            raise ValueError(f"the observation is not one of seat {seat}'s turns")
+        if difference is not None:
+            raise ValueError(f"inconsistent observation: {difference}")
         state.history = []
         state._legal = None
         return state
@@ -397,7 +407,11 @@ class Game:
         """Build the determinization of :meth:`from_observation`.
 
         ``initial`` is ``new_game`` with the checked player count and options; a game
-        may fill it in place or build a new state of its own.
+        may fill it in place or build a new state of its own. It reads the fields with
+        :mod:`engine.observed` and raises :class:`ValueError` for what it cannot build
+        (``KeyError``, ``IndexError`` and ``TypeError`` become one too). It need not
+        check the derived fields: :meth:`from_observation` compares the returned
+        state's observation with ``observation`` afterwards.
         """
         raise NotImplementedError(f"{self.id} does not rebuild states from observations")
 

@@ -23,10 +23,10 @@ consistent with an observation is fixed:
 
 Malformed or impossible observations raise ``ValueError`` saying what is wrong: a bad field
 type, an unknown or duplicated tile, lost components, a broken rule invariant (an overfull or
-mixed enclosure, inconsistent pairs, a phase the seat cannot be in). Last of all, the rebuilt
-state's observation is compared with the given one, and the first field that differs is
-named. That catches any derived field (scores, ``active``, ``species``...) that does not match
-the tiles.
+mixed enclosure, inconsistent pairs, a phase the seat cannot be in). Any derived field
+(scores, ``active``, ``species``...) that does not match the tiles is caught afterwards by
+``Game.from_observation``, which compares the rebuilt state's observation with the given one
+and names the first field that differs.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from engine.core import JSON
+from engine.observed import read_bool, read_int, read_list, read_obj, read_str
 from engine.zooloretto_mini.components import (
     BONUS,
     ENCLOSURE_IDS,
@@ -67,15 +68,15 @@ def rebuild(
     n = state.num_players
     removed = _removed_species(state, obs)
 
-    phase_name = _str(obs["phase"], "phase")
+    phase_name = read_str(obs["phase"], "phase")
     if phase_name not in _SEAT_PHASES:
         raise _bad(f"phase must be turn, load, place or bonus at a seat's turn, got {phase_name!r}")
     phase = _SEAT_PHASES[phase_name]
-    cur = _int(obs["current_player"], "current_player", 0, n - 1)
+    cur = read_int(obs["current_player"], "current_player", 0, n - 1)
     if cur != seat:
         raise _bad(f"current_player is {cur}, so this is not one of seat {seat}'s turns")
-    round_no = _int(obs["round"], "round", 1, 10_000)
-    round_start = _int(obs["round_start_player"], "round_start_player", 0, n - 1)
+    round_no = read_int(obs["round"], "round", 1, 10_000)
+    round_start = read_int(obs["round_start_player"], "round_start_player", 0, n - 1)
     start_option = state.options.get("start_player")
     if round_no == 1 and start_option is not None and round_start != start_option:
         raise _bad(
@@ -83,17 +84,17 @@ def rebuild(
         )
 
     pool = tile_pool(removed)
-    bag_count = _int(obs["bag_count"], "bag_count", 0, len(pool) - END_STACK)
-    end_count = _int(obs["end_count"], "end_count", 0, END_STACK)
-    last_round = _bool(obs["last_round"], "last_round")
+    bag_count = read_int(obs["bag_count"], "bag_count", 0, len(pool) - END_STACK)
+    end_count = read_int(obs["end_count"], "end_count", 0, END_STACK)
+    last_round = read_bool(obs["last_round"], "last_round")
     if bag_count > 0 and end_count < END_STACK:
         raise _bad("the end stack is opened only once the bag is empty")
     if last_round != (end_count < END_STACK):
         raise _bad("last_round must be true exactly when a tile was drawn from the end stack")
-    drawn = _str(obs["drawn_tile"], "drawn_tile")
+    drawn = read_str(obs["drawn_tile"], "drawn_tile")
     if (drawn != "") != (phase == LOAD):
         raise _bad("drawn_tile is set exactly in the load phase")
-    bonus = _int(obs["bonus_pending"], "bonus_pending", 0, MAX_BONUSES)
+    bonus = read_int(obs["bonus_pending"], "bonus_pending", 0, MAX_BONUSES)
     if (phase == BONUS and bonus == 0) or (phase in (TURN, LOAD) and bonus > 0):
         raise _bad(f"bonus_pending {bonus} is impossible in the {phase_name} phase")
     supply = _tiles(obs["offspring_supply"], "offspring_supply")
@@ -151,9 +152,6 @@ def rebuild(
 
     if not state.legal_actions():
         raise _bad(f"seat {seat} would have no legal action in this position")
-    problem = _difference(state.observation(seat), obs, "observation")
-    if problem:
-        raise _bad(f"{problem} (it does not match the rest of the observation)")
     return state
 
 
@@ -161,7 +159,7 @@ def rebuild(
 
 
 def _removed_species(state: ZoolorettoState, obs: Mapping[str, JSON]) -> list[str]:
-    removed = _list(obs["removed_species"], "removed_species")
+    removed = read_list(obs["removed_species"], "removed_species")
     k = removed_count(state.num_players)
     if len(removed) != k or len(set(removed)) != k or not set(removed) <= set(SPECIES):
         raise _bad(f"removed_species must be {k} distinct species ids, got {removed!r}")
@@ -176,22 +174,22 @@ def _removed_species(state: ZoolorettoState, obs: Mapping[str, JSON]) -> list[st
 def _trucks(
     obs: Mapping[str, JSON], caps: tuple[int, ...], n: int
 ) -> tuple[list[list[str]], list[int]]:
-    items = _list(obs["trucks"], "trucks")
+    items = read_list(obs["trucks"], "trucks")
     if len(items) != len(caps):
         raise _bad(f"{n} players use {len(caps)} trucks, the observation lists {len(items)}")
     trucks: list[list[str]] = []
     owner: list[int] = []
     for k, item in enumerate(items):
         where = f"trucks[{k}]"
-        truck = _obj(item, where)
+        truck = read_obj(item, where)
         if truck["id"] != TRUCK_IDS[k]:
             raise _bad(f"{where}.id must be {TRUCK_IDS[k]}, got {truck['id']!r}")
-        _int(truck["capacity"], f"{where}.capacity", caps[k], caps[k])
+        read_int(truck["capacity"], f"{where}.capacity", caps[k], caps[k])
         tiles = _tiles(truck["tiles"], f"{where}.tiles")
         if len(tiles) > caps[k]:
             raise _bad(f"{TRUCK_IDS[k]} holds {len(tiles)} tiles, more than its {caps[k]} slots")
         trucks.append(tiles)
-        owner.append(_int(truck["taken_by"], f"{where}.taken_by", -1, n - 1))
+        owner.append(read_int(truck["taken_by"], f"{where}.taken_by", -1, n - 1))
     return trucks, owner
 
 
@@ -200,7 +198,7 @@ def _players(
 ) -> tuple[list[int], list[list[str]], list[str], list[list[str]], set[str]]:
     """Per seat: the taken truck index (-1 if active); the enclosures (flat, 3 per seat)
     with their species; the barns; and the set of paired tiles."""
-    items = _list(obs["players"], "players")
+    items = read_list(obs["players"], "players")
     if len(items) != n:
         raise _bad(f"players must list {n} seats, got {len(items)}")
     taken: list[int] = []
@@ -209,18 +207,18 @@ def _players(
     barns: list[list[str]] = []
     paired: set[str] = set()
     for p, item in enumerate(items):
-        player = _obj(item, f"players[{p}]")
-        _int(player["seat"], f"players[{p}].seat", p, p)
-        truck = _str(player["truck"], f"players[{p}].truck")
+        player = read_obj(item, f"players[{p}]")
+        read_int(player["seat"], f"players[{p}].seat", p, p)
+        truck = read_str(player["truck"], f"players[{p}].truck")
         if truck and truck not in TRUCK_IDS[:num_trucks]:
             raise _bad(f"players[{p}].truck must be empty or one of the trucks, got {truck!r}")
         taken.append(TRUCK_IDS.index(truck) if truck else -1)
-        encs = _list(player["enclosures"], f"players[{p}].enclosures")
+        encs = read_list(player["enclosures"], f"players[{p}].enclosures")
         if len(encs) != len(ENCLOSURE_IDS):
             raise _bad(f"players[{p}].enclosures must list E1, E2 and E3")
         for e, data in enumerate(encs):
             where = f"seat {p} {ENCLOSURE_IDS[e]}"
-            enclosure = _obj(data, where)
+            enclosure = read_obj(data, where)
             if enclosure["id"] != ENCLOSURE_IDS[e]:
                 raise _bad(f"{where} has id {enclosure['id']!r}")
             tiles = _tiles(enclosure["tiles"], f"{where} tiles")
@@ -318,64 +316,10 @@ def _bad(message: str) -> ValueError:
     return ValueError(f"zooloretto_mini observation: {message}")
 
 
-def _obj(value: JSON, where: str) -> Mapping[str, JSON]:
-    if not isinstance(value, Mapping):
-        raise _bad(f"{where} must be an object, got {value!r}")
-    return value
-
-
-def _list(value: JSON, where: str) -> list[JSON]:
-    if not isinstance(value, list):
-        raise _bad(f"{where} must be a list, got {value!r}")
-    return value
-
-
-def _str(value: JSON, where: str) -> str:
-    if not isinstance(value, str):
-        raise _bad(f"{where} must be a string, got {value!r}")
-    return value
-
-
-def _bool(value: JSON, where: str) -> bool:
-    if not isinstance(value, bool):
-        raise _bad(f"{where} must be true or false, got {value!r}")
-    return value
-
-
-def _int(value: JSON, where: str, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise _bad(f"{where} must be an integer {lo}..{hi}, got {value!r}")
-    return value
-
-
 def _tiles(value: JSON, where: str) -> list[str]:
     """A list of tile id strings (a fresh list; ids are checked against the pool later)."""
-    tiles = _list(value, where)
+    tiles = read_list(value, where)
     for t in tiles:
         if not isinstance(t, str) or len(t) < 3:
             raise _bad(f"{where} must list tile ids, got {t!r}")
     return list(tiles)
-
-
-def _difference(mine: JSON, given: JSON, where: str) -> str | None:
-    """Where ``given`` first differs from ``mine`` (None if equal), e.g. ``players[1].score``."""
-    if mine == given:
-        return None
-    if isinstance(mine, dict) and isinstance(given, Mapping):
-        for key in given:
-            if key not in mine:
-                return f"{where} has an unknown field {key!r}"
-        for key, value in mine.items():
-            if key not in given:
-                return f"{where} lacks the field {key!r}"
-            found = _difference(value, given[key], f"{where}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(mine, list) and isinstance(given, list) and len(mine) == len(given):
-        for i, (a, b) in enumerate(zip(mine, given, strict=True)):
-            found = _difference(a, b, f"{where}[{i}]")
-            if found:
-                return found
-        return None
-    return f"{where} is {given!r}, expected {mine!r}"

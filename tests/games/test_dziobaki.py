@@ -811,11 +811,21 @@ def test_from_observation_rejects_malformed_observations() -> None:
     _bad_observation(
         lambda o: spaces(o, 1)[11].update(rotation=4), r"spaces\[11\]\.rotation must be an integer"
     )
-    _bad_observation(lambda o: o.update(committed=[False] * 3), "committed: got")
-    _bad_observation(lambda o: o.update(stack_size=15), "stack_size: got 15, expected 13")
     _bad_observation(
-        lambda o: o.update(my_commitment={"space": 0, "rotation": 0}), "my_commitment: got"
+        lambda o: o.update(committed=[False] * 3),
+        r"inconsistent observation: committed\[0\] is False, but the rest of the observation "
+        "implies True",
     )
-    _bad_observation(lambda o: o["boards"][1]["score"].update(total=5), r"boards\[1\]\.score: got")
-    _bad_observation(lambda o: o.pop("supply"), "supply: got nothing")
-    _bad_observation(lambda o: o.pop("boards"), "malformed: KeyError")
+    _bad_observation(
+        lambda o: o.update(stack_size=15),
+        "stack_size is 15, but the rest of the observation implies 13",
+    )
+    _bad_observation(
+        lambda o: o.update(my_commitment={"space": 0, "rotation": 0}),
+        "my_commitment.space is 0, but the rest of the observation implies -1",
+    )
+    _bad_observation(
+        lambda o: o["boards"][1]["score"].update(total=5), r"boards\[1\]\.score\.total is 5, but"
+    )
+    _bad_observation(lambda o: o.pop("supply"), "supply is missing")
+    _bad_observation(lambda o: o.pop("boards"), "has no field .boards.")
