@@ -97,13 +97,18 @@ def strictly_ordered(rows: Sequence[dict[str, Any]], key: str) -> bool:
 def play_one(
     game: str, bots: Sequence[str], seed: int, rotation: int
 ) -> tuple[list[float], list[int], list[list[float]]]:
-    """One game with the bots rotated by ``rotation`` seats; results in bot order."""
-    from arena.match import MatchSpec, play_match
-    from bots.registry import make_bot
+    """One game with the bots rotated by ``rotation`` seats; results in bot order.
+
+    A ``cmd:`` spec (e.g. ``cmd:python -m bots.ismcts_client --iterations 300``) plays
+    its seat as a command bot over gRPC, through an embedded game server.
+    """
+    from arena.cmdbots import open_bots
+    from arena.match import MatchConfig, MatchSpec
 
     k = len(bots)
     order = [bots[(i + rotation) % k] for i in range(k)]  # seat i plays order[i]
-    record = play_match(MatchSpec(game, k, seed), [make_bot(s) for s in order])
+    with open_bots(order, MatchSpec(game, k, seed), MatchConfig()) as session:
+        record = session.play()
     result = record["result"]
     scores = [0.0] * k
     ranks = [0] * k

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.botcheck import CHECKS, CheckConfig, Report, check_bot
+from engine import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -50,7 +51,7 @@ def test_python_random_client_passes() -> None:
 
 
 def test_ismcts_client_passes() -> None:
-    games = ["dziobaki", "panorama"]
+    games = sorted(GAMES)
     report = check_bot("python -m bots.ismcts_client --iterations 10 --seed 1", games)
     _assert_passes(report, games)
 

@@ -47,3 +47,16 @@ def test_an_observation_the_engine_rejects_falls_back_to_a_random_move(
     assert 0 <= index < 4
     assert bot.fallbacks == 1
     assert "random move" in capsys.readouterr().err
+
+
+def test_strength_plays_a_command_bot_through_the_wire() -> None:
+    """``bots.strength`` seats a ``cmd:`` spec as a gRPC bot; results come back in bot order."""
+    from bots.strength import play_one
+
+    cmd = f"cmd:{sys.executable} -m bots.ismcts_client --iterations 5 --seed 2"
+    scores, ranks, ms = play_one("dziobaki", [cmd, "random"], seed=5, rotation=1)
+    assert len(scores) == len(ranks) == len(ms) == 2
+    assert sorted(ranks)[0] == 1 and all(r in (1, 2) for r in ranks)
+    assert ms[0] and ms[1], "both bots moved"
+    if scores[0] != scores[1]:  # ranks follow the scores in bot order (dziobaki's tiebreak aside)
+        assert (ranks[0] < ranks[1]) == (scores[0] > scores[1])
