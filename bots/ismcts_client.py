@@ -36,6 +36,7 @@ class WireSearchBot:
         self.bot = bot
         self.name = spec
         self.version = "1"
+        self.seed = seed
         self.rng = random.Random(seed)
         self.info: sdk.MatchInfo | None = None
         self.fallbacks = 0
@@ -43,6 +44,8 @@ class WireSearchBot:
 
     def on_start(self, info: sdk.MatchInfo) -> None:
         self.info = info
+        if self.seed is None:  # reproducible by default: the match's seed and this seat
+            self.rng = random.Random(f"{info.seed}:{info.seat}")
 
     def choose(
         self, observation: dict[str, JSON], legal: list[sdk.LegalMove], clock: sdk.Clock
@@ -80,7 +83,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bot", default="ismcts", help="in-process bot: ismcts or greedy")
     parser.add_argument("--iterations", type=int, default=None, help="ISMCTS iterations")
     parser.add_argument("--ms", type=float, default=None, help="ISMCTS time per move (ms)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the bot's RNG")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seed of the bot's RNG (default: the match's)"
+    )
     args = parser.parse_args(argv)
     spec: str = args.bot
     params = [f"{k}={v}" for k, v in (("iterations", args.iterations), ("ms", args.ms)) if v]

@@ -373,7 +373,7 @@ class Game:
         (a score, a count) that does not match the rest.
         """
         initial = self.new_game(num_players, options)
-        if not isinstance(seat, int) or not 0 <= seat < num_players:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < num_players:
             raise ValueError(f"seat must be 0..{num_players - 1}, got {seat!r}")
         if not isinstance(observation, Mapping):
             raise ValueError(f"an observation must be a JSON object, got {observation!r}")
@@ -382,6 +382,8 @@ class Game:
             if state.current_player != seat:
                 raise ValueError(f"the observation is not one of seat {seat}'s turns")
             difference = first_difference(observation, state.observation(seat))
+            if difference is None and not state.legal_actions():
+                difference = f"it leaves seat {seat} no legal action"
         except KeyError as exc:
             raise ValueError(f"{self.id} observation has no field {exc.args[0]!r}") from None
         except (IndexError, TypeError) as exc:

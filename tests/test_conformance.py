@@ -34,7 +34,7 @@ from engine.core import sample_outcome
 PLAYOUTS_PER_GAME = 200
 """Random playouts per game, spread over its player counts and variants."""
 
-REBUILT_PLAYOUTS_PER_GAME = 24
+REBUILT_PLAYOUTS_PER_GAME = 60
 """Random playouts per game in which every decision is rebuilt from its observation."""
 
 
@@ -202,7 +202,7 @@ def test_from_observation(game_id: str, num_players: int, variant: int) -> None:
             assert again.digest() == rebuilt.digest(), "from_observation is not deterministic"
             other = rebuilt.resample(seat, random.Random(seed))
             assert other.observation(seat) == obs, "resampling a rebuilt state changed its view"
-            if rng.random() < 0.1:
+            if rng.random() < 0.25:
                 _play_out(rebuilt, random.Random(seed), bound)
             state.apply(legal[rng.randrange(len(legal))])
 

@@ -60,7 +60,7 @@ Decisions on open points (beyond the spec's D1-D28)
   reveals it anyway); their content/size only once all seats have committed.
 * O4: ``resample`` re-draws other seats' uncommunicated commitments (a committed split
   uniformly among the 15 splits of the re-drawn five, a committed keep 1/2 each way), so
-  a search never sees them; hidden cards in a hand keep their (hidden) origin seat. It
+  a search never sees them, nor which deal a hidden card in a hand came from. It
   does not rewrite ``history`` (a resampled state is for search, not for replay).
 * O5: Power Cap in round 1/2 with ``now: false`` is asked again after the next draft; the
   challenge is evaluated only at game end (``challenge_won`` is 0 before the end).

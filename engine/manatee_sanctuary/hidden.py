@@ -7,7 +7,8 @@ All those cards form one pool with the deck; the pool is shuffled with ``rng`` a
 back into the same slots (same sizes), the rest becoming the deck. The commitments of
 other seats that s cannot see yet are re-drawn too: a committed split (split step) is
 re-chosen uniformly among the 15 splits of the re-drawn five, and a committed keep (keep
-step) is small or large with probability 1/2. Everything s has seen
+step) is small or large with probability 1/2, and which of the two deals a re-drawn card
+of another hand came from is re-drawn by :func:`draw_origins`. Everything s has seen
 (its own cards, the stacks it saw, public information) is unchanged, so
 ``observation(s)`` is unchanged. Bag contents are public counts: nothing to re-draw.
 The resampled state's ``history`` is the original one (it is a sample for search, not a
@@ -16,6 +17,7 @@ record to replay).
 
 from __future__ import annotations
 
+import math
 import random
 from typing import TYPE_CHECKING
 
@@ -79,18 +81,60 @@ def resample(s: ManateeState, seat: int, rng: random.Random) -> State:
     for j, size in hand_slots:
         p = o.players[j]
         kept_cards = [c for c in p.hand if p.origin[c] in known_owners]
-        hidden_cards = [c for c in p.hand if p.origin[c] not in known_owners]
         new_cards = pool[pos : pos + size]
         pos += size
-        owners = [p.origin[c] for c in hidden_cards]
-        origin = {c: p.origin[c] for c in kept_cards}
-        for c, w in zip(new_cards, owners, strict=True):
-            origin[c] = w
-        p.origin = origin
+        p.origin = draw_origins(o, seat, j, kept_cards, new_cards, rng)
         p.hand = sorted(kept_cards + new_cards)
     o.deck = sorted(pool[pos:])
     o._legal = None
     return o
 
 
-__all__ = ["resample"]
+def draw_origins(
+    s: ManateeState, seat: int, j: int, shown: list[int], blanks: list[int], rng: random.Random
+) -> dict[int, int]:
+    """Whose deal each card of seat ``j``'s hand came from (``Player.origin``).
+
+    A hand holds the owner's returned stack (origin ``j``) and the stack it kept from its
+    passer (origin ``passer(j)``), of public sizes. ``seat`` knows exactly the cards of
+    origin ``seat`` or ``passer(seat)``: a shown card of another hand has one of those, a
+    blank (hidden) card has neither. Cards that may have either origin get one with
+    hypergeometric weights within the stack sizes.
+    """
+    if s.solo or not (shown or blanks):
+        return {c: j for c in shown + blanks}
+    if min(s.split_size) < 1 or min(s.kept) < 0:
+        raise ValueError("observation fields split_size and kept must be set in phase 2")
+    own, src = j, s.passer(j)
+    visible = {seat, s.passer(seat)}
+    cap = {
+        own: s.split_size[j] if s.kept[s.receiver(j)] == 1 else 5 - s.split_size[j],
+        src: s.split_size[src] if s.kept[j] == 0 else 5 - s.split_size[src],
+    }
+    origin: dict[int, int] = {}
+    flexible: list[int] = []
+    for cards, is_shown in ((shown, True), (blanks, False)):
+        for c in cards:
+            options = [o for o in (own, src) if (o in visible) == is_shown or j == seat]
+            if not options:
+                raise ValueError(f"seat {seat} cannot know the cards in seat {j}'s hand")
+            if len(options) == 1:
+                origin[c] = options[0]
+                cap[options[0]] -= 1
+            else:
+                flexible.append(c)
+    lo = max(0, len(flexible) - cap[src])
+    hi = min(len(flexible), cap[own])
+    if min(cap.values()) < 0 or lo > hi:
+        raise ValueError(f"seat {j}'s hand does not fit the public split sizes and keeps")
+    if flexible:
+        counts = range(lo, hi + 1)
+        weights = [math.comb(cap[own], a) * math.comb(cap[src], len(flexible) - a) for a in counts]
+        a = rng.choices(counts, weights)[0] if lo < hi else lo
+        mine = set(rng.sample(flexible, a))
+        for c in flexible:
+            origin[c] = own if c in mine else src
+    return origin
+
+
+__all__ = ["draw_origins", "resample"]

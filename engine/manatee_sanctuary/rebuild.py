@@ -35,7 +35,6 @@ one and names the first field that differs.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping
 from typing import cast
@@ -51,10 +50,11 @@ from engine.manatee_sanctuary.data import (
     CARD_INDEX,
     CATEGORIES,
     MANATEE_NAMES,
+    N_HARVEST,
     NUM_CARDS,
     SEACOW_FIRST,
 )
-from engine.manatee_sanctuary.play import R_NEW, R_SEAT, card_habitat
+from engine.manatee_sanctuary.play import R_HARVEST, R_NEW, R_SEAT, card_habitat
 from engine.manatee_sanctuary.state import ManateeState, Player
 from engine.observed import read_int, read_list, read_obj
 
@@ -130,6 +130,7 @@ def rebuild(
     _players(s, obs, cards)
     _solo_fields(s, obs, cards)
     _check_manatees(s)
+    _check_deficit(s)
     _private_fields(s, seat, obs, cards, rng)
     s._pub = None
     s._legal = None
@@ -167,6 +168,8 @@ def _public_fields(s: ManateeState, obs: Mapping[str, JSON]) -> None:
             *(read_int(res[f"new_{m}"], f"resolving.new_{m}", 0) for m in MANATEE_NAMES),
             read_int(res["harvest_icons"], "resolving.harvest_icons", 0, 3),
         ]
+        if card < 0 or s.res[R_HARVEST] != N_HARVEST[card]:
+            raise ValueError("observation field resolving: card and harvest_icons do not match")
     s.deficit = read_int(obs["return_deficit"], "return_deficit", 0)
     s.deal_seat = 0 if s.solo else n
     s.feed_seat = s.cur if s.phase == st.PH_RETURN_FOOD else (0 if s.round == 1 else n)
@@ -245,6 +248,22 @@ def _check_manatees(s: ManateeState) -> None:
                 f"the observation shows {total} {name} manatees (bag + housed), "
                 f"the game has {full[col]}"
             )
+
+
+def _check_deficit(s: ManateeState) -> None:
+    """The shown return deficit must be the one the housed manatees and food imply."""
+    want = 0
+    if s.phase == st.PH_RETURN_SPACE and s.res is not None:
+        p, new = s.players[s.res[R_SEAT]], s.res[R_NEW : R_NEW + 3]
+        h = [p.housed[col] + new[col] for col in range(3)]
+        want = h[0] + h[1] + 2 * h[2] - p.capacity
+    elif s.phase == st.PH_RETURN_FOOD:
+        want = s.players[s.cur].need() - s.players[s.cur].food
+    if s.deficit != want or (want <= 0 and s.phase in (st.PH_RETURN_SPACE, st.PH_RETURN_FOOD)):
+        raise ValueError(
+            f"observation field return_deficit is {s.deficit}, but the rest of the "
+            f"observation implies {want}"
+        )
 
 
 def _private_fields(
@@ -327,55 +346,8 @@ def _private_fields(
     for j, p in enumerate(s.players):
         blanks = draw(hidden_counts[j])
         p.hand = sorted(known[j] + blanks)
-        p.origin = _origins(s, seat, j, known[j], blanks, rng)
+        p.origin = hidden.draw_origins(s, seat, j, known[j], blanks, rng)
     s.deck = sorted(placeholders)
-
-
-def _origins(
-    s: ManateeState, seat: int, j: int, shown: list[int], blanks: list[int], rng: random.Random
-) -> dict[int, int]:
-    """Whose deal each card of seat ``j``'s hand came from (``Player.origin``).
-
-    A hand holds the owner's returned stack (origin ``j``) and the stack it kept from its
-    passer (origin ``passer(j)``), of public sizes. ``seat`` knows exactly the cards of
-    origin ``seat`` or ``passer(seat)``: a shown card of another hand has one of those, a
-    blank (hidden) card has neither. Cards that may have either origin get one with
-    hypergeometric weights within the stack sizes.
-    """
-    if s.solo or not (shown or blanks):
-        return {c: j for c in shown + blanks}
-    if min(s.split_size) < 1 or min(s.kept) < 0:
-        raise ValueError("observation fields split_size and kept must be set in phase 2")
-    own, src = j, s.passer(j)
-    visible = {seat, s.passer(seat)}
-    cap = {
-        own: s.split_size[j] if s.kept[s.receiver(j)] == 1 else 5 - s.split_size[j],
-        src: s.split_size[src] if s.kept[j] == 0 else 5 - s.split_size[src],
-    }
-    origin: dict[int, int] = {}
-    flexible: list[int] = []
-    for cards, is_shown in ((shown, True), (blanks, False)):
-        for c in cards:
-            options = [o for o in (own, src) if (o in visible) == is_shown or j == seat]
-            if not options:
-                raise ValueError(f"seat {seat} cannot know the cards in seat {j}'s hand")
-            if len(options) == 1:
-                origin[c] = options[0]
-                cap[options[0]] -= 1
-            else:
-                flexible.append(c)
-    lo = max(0, len(flexible) - cap[src])
-    hi = min(len(flexible), cap[own])
-    if min(cap.values()) < 0 or lo > hi:
-        raise ValueError(f"seat {j}'s hand does not fit the public split sizes and keeps")
-    if flexible:
-        counts = range(lo, hi + 1)
-        weights = [math.comb(cap[own], a) * math.comb(cap[src], len(flexible) - a) for a in counts]
-        a = rng.choices(counts, weights)[0] if lo < hi else lo
-        mine = set(rng.sample(flexible, a))
-        for c in flexible:
-            origin[c] = own if c in mine else src
-    return origin
 
 
 __all__ = ["DECISION_STEPS", "rebuild"]

@@ -983,6 +983,30 @@ def test_from_observation_during_returns() -> None:
     r = rebuilt(food, seed=0)
     assert (r.feed_seat, r.deficit) == (food.feed_seat, food.deficit)
     assert r.legal_actions() == food.legal_actions()
+    # the deficit and the harvest icons are implied by the rest: a changed one is refused
+    for obs_of, change, message in (
+        (s, lambda o: o.update(return_deficit=5), "return_deficit is 5, but .* implies 2"),
+        (food, lambda o: o.update(return_deficit=o["return_deficit"] + 1), "return_deficit"),
+        (s, lambda o: o["resolving"].update(harvest_icons=3), "harvest_icons do not match"),
+    ):
+        obs = json.loads(json.dumps(obs_of.observation(obs_of.current_player)))
+        change(obs)
+        with pytest.raises(ValueError, match=message):
+            GAME.from_observation(
+                obs_of.num_players, obs_of.options, obs_of.current_player, obs, random.Random(0)
+            )
+
+
+def test_from_observation_refuses_a_turn_without_a_legal_action() -> None:
+    """A consistent-looking play turn with an empty hand (the cards moved to the deck)."""
+    s = first_state(random_states(3, seed=27), "play", 1)
+    obs = json.loads(json.dumps(s.observation(1)))
+    obs["deck_size"] += len(obs["hand"])
+    obs["hand"] = []
+    obs["players"][1]["hand_size"] = 0
+    obs["players"][1]["known_cards"] = []
+    with pytest.raises(ValueError, match="leaves seat 1 no legal action"):
+        GAME.from_observation(3, {}, 1, obs, random.Random(0))
 
 
 def test_from_observation_is_deterministic_per_seed() -> None:
@@ -1024,3 +1048,24 @@ def test_from_observation_rejects_malformed_observations() -> None:
         lambda o: o["players"][0]["sanctuary"].append({"card": card, "x": 9, "y": 9, "rot": 0}),
         "no anchor",
     )
+
+
+def test_resample_redraws_which_deal_a_hidden_card_came_from() -> None:
+    """Seat 0 cannot tell whether a hidden card of another hand came from that seat's own
+    deal or from its passer's; resample must not keep the true split of origins (before
+    the fix it always did, so no count ever varied)."""
+    varied = 0
+    for game_seed in range(30, 36):
+        # late in phase 2, once some cards of unknown origin have been played
+        s = [x for x in random_states(4, seed=game_seed) if x.observation(None)["step"] == "play"][
+            -1
+        ]
+        for j in (1, 2, 3):
+            counts = set()
+            for seed in range(30):
+                r = s.resample(0, random.Random(seed))
+                assert r.observation(0) == s.observation(0)
+                p = r.players[j]
+                counts.add(sum(1 for c in p.hand if p.origin[c] == j))
+            varied += len(counts) > 1
+    assert varied > 0

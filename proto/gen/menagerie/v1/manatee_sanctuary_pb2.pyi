@@ -387,8 +387,8 @@ class ManateeSanctuaryObservation(_message.Message):
 
     @_builtins.property
     def dealt(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """dealt are the five cards dealt to the observer in this draft, shown through the
-        split and keep steps (private).
+        """dealt are the cards dealt to the observer in this draft so far, shown until the
+        keep step ends (private).
         """
 
     @_builtins.property
