@@ -169,9 +169,8 @@ def test_zm_05_birth_into_the_enclosure() -> None:
     assert state.observation(None)["phase"] == "turn" and state.current_player == 1
 
 
-def run_zm_06() -> None:
-    """ZM-06 / W4 (rulebook FAQ). The start position needs 15 tiles in seat 0's enclosures
-    (five full-truck rounds) plus a crafted barn for seat 1, so it is built directly."""
+def zm_06_bonus_decision() -> ZoolorettoState:
+    """ZM-06's position at seat 0's bonus decision (after placing S3N5 into E3)."""
     state = build(
         3,
         ["S6", "S7"],
@@ -187,6 +186,13 @@ def run_zm_06() -> None:
         current=0,
     )
     play(state, "0: take_truck T1", "place S3N5->E3")
+    return state
+
+
+def run_zm_06() -> None:
+    """ZM-06 / W4 (rulebook FAQ). The start position needs 15 tiles in seat 0's enclosures
+    (five full-truck rounds) plus a crafted barn for seat 1, so it is built directly."""
+    state = zm_06_bonus_decision()
     obs = state.observation(0)
     assert obs["phase"] == "bonus" and obs["bonus_pending"] == 1
     assert [a.to_json() for a in state.legal_actions()] == [
@@ -803,20 +809,7 @@ def test_from_observation_rebuilds_the_one_consistent_state(num_players: int) ->
 def test_from_observation_at_a_bonus_decision() -> None:
     # ZM-06's bonus decision: the rebuilt state offers the take and resolves it (birth into
     # the barn because E2 is full, no chained bonus) exactly as the real one does.
-    state = build(
-        3,
-        ["S6", "S7"],
-        zoos={
-            0: {
-                "E1": ["S1N1", "S1N2", "S1N3", "LS1", "LS2"],
-                "E2": ["S2M1", "S2N1", "S2N2", "S2N3", "S2N4"],
-                "E3": ["S3N1", "S3N2", "S3N3", "S3N4", "LP1"],
-            },
-            1: {"barn": ["S2F1", "S4N1"]},
-        },
-        trucks={"T1": ["S3N5"]},
-    )
-    play(state, "0: take_truck T1", "place S3N5->E3")
+    state = zm_06_bonus_decision()
     copy = rebuilt(state)
     assert copy.digest() == state.digest()
     assert legal(copy) == ["bonus_take 1:S2F1->E2", "bonus_skip"]
