@@ -22,6 +22,10 @@ from arena.replay import UnverifiedRecord
 TRACKING_HELP = "MLflow tracking URI (default: MLFLOW_TRACKING_URI or sqlite:///mlflow.db)."
 
 
+def _warn(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
 def _console() -> Console:
     """Rich output; when piped, wide enough that tables and titles are not wrapped."""
     return Console(highlight=False, width=None if sys.stdout.isatty() else 220)
@@ -117,9 +121,9 @@ def list_games(
 ) -> None:
     """``arena games SOURCE``: the logged games of a run or a file (see ``games_cmd``)."""
     from arena.analysis import filter_games, game_rows, games_table
-    from arena.sources import load_source
+    from arena.sources import load_verified
 
-    loaded = load_source(source, tracking_uri)
+    loaded = load_verified(source, tracking_uri, _warn)
     records = filter_games(loaded.records, bot, only_lost, game)
     if as_json:
         print(json.dumps(game_rows(records), indent=1))
@@ -146,9 +150,9 @@ def stats_cmd(
     """Per-bot statistics: mean score by category, move-time percentiles, failures by kind."""
     from arena.analysis import bot_stats, filter_games, stats_tables
     from arena.errors import UserError
-    from arena.sources import load_source
+    from arena.sources import load_verified
 
-    loaded = load_source(source, tracking_uri)
+    loaded = load_verified(source, tracking_uri, _warn)
     records = filter_games(loaded.records, bot, False, game)
     if not records:
         raise UserError(f"{loaded.label} holds no matching game records")
@@ -173,9 +177,9 @@ def export_cmd(
 ) -> None:
     """Export records for notebooks: one row per game and seat (Parquet or CSV)."""
     from arena.analysis import export, filter_games
-    from arena.sources import load_source
+    from arena.sources import load_verified
 
-    loaded = load_source(source, tracking_uri)
+    loaded = load_verified(source, tracking_uri, _warn)
     records = filter_games(loaded.records, bot, False, game)
     rows = export(records, out)
     print(f"{rows} rows ({len(records)} games x seats) written to {out}")
@@ -208,10 +212,7 @@ def viewers_cmd(
     if log and is_file_source(source):
         raise UserError("--log needs SOURCE to be an MLflow run id")
     loaded = load_source(source, tracking_uri)
-
-    def warn(msg: str) -> None:
-        print(msg, file=sys.stderr)
-
+    warn = _warn
     if out is not None:
         paths = write_sample_viewers(loaded.records, out, per_bot_lost, limit, warn)
         for p in paths:

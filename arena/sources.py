@@ -10,19 +10,22 @@
   ``sqlite:///mlflow.db`` in the current directory).
 
 Records are returned in order with duplicate game ids dropped (the first copy wins).
+:func:`load_verified` also replays every record (``arena.records.verify_record``) and
+leaves out, reporting each, those that do not reproduce their result and digest: the
+analysis commands never count a game that did not happen as recorded.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.errors import UserError
-from arena.records import RecordError, check_shape, read_records
+from arena.records import RecordError, check_shape, read_records, verify_record
 
 
 @dataclass
@@ -61,6 +64,24 @@ def load_source(source: str, tracking_uri: str | None = None) -> Source:
     if "/" in source or source.endswith((".json", ".jsonl")):
         raise UserError(f"{source}: no such file or directory")
     return run_source(source, tracking_uri)
+
+
+def load_verified(source: str, tracking_uri: str | None, report: Callable[[str], None]) -> Source:
+    """The records of ``source`` that replay exactly; ``report`` is told of each other one."""
+    loaded = load_source(source, tracking_uri)
+    good = []
+    for record in loaded.records:
+        problem = verify_record(record).problem
+        if problem is None:
+            good.append(record)
+        else:
+            report(f"warning: game {record.get('game_id')} left out, it does not replay: {problem}")
+    if len(good) < len(loaded.records):
+        report(
+            f"warning: {len(loaded.records) - len(good)} of {len(loaded.records)} records in "
+            f"{loaded.label} do not replay (`arena verify` shows each)"
+        )
+    return Source(good, loaded.label)
 
 
 def _dedupe(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

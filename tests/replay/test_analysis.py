@@ -107,3 +107,23 @@ def test_a_tournament_dir_with_a_torn_journal(league: list[dict[str, Any]], tmp_
         fh.write('{"format": "menagerie.record/1", "game": "pano')  # a driver killed mid-write
     loaded = load_source(str(tmp_path))
     assert [r["game_id"] for r in loaded.records] == [r["game_id"] for r in league]
+
+
+def test_a_record_that_does_not_replay_is_reported_and_left_out(
+    league: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    import copy
+
+    tampered = copy.deepcopy(league)
+    bad = tampered[3]
+    bad["result"]["scores"][0] += 7  # a score edited after the game
+    path = write_jsonl(tampered, tmp_path / "journal.jsonl")
+    proc = arena("games", str(path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert bad["game_id"] not in {g["game_id"] for g in json.loads(proc.stdout)}
+    assert f"game {bad['game_id']} left out" in proc.stderr and "result differs" in proc.stderr
+    assert f"1 of {len(league)} records" in proc.stderr
+    proc = arena("stats", str(path), "--json")
+    assert proc.returncode == 0 and "left out" in proc.stderr
+    proc = arena("export", str(path), "--out", str(tmp_path / "x.csv"))
+    assert proc.returncode == 0 and f"({len(league) - 1} games x seats)" in proc.stdout
