@@ -149,9 +149,6 @@ def rebuild(
     state.round_start = round_start
     state.last_taker = _last_taker(phase, cur, taken, round_no, round_start)
     state._legal = None
-
-    if not state.legal_actions():
-        raise _bad(f"seat {seat} would have no legal action in this position")
     return state
 
 
