@@ -19,11 +19,19 @@ from bots.ismcts_client import WireSearchBot
 from bots.registry import make_bot
 from engine import GAMES
 
+# every game at 2 players, plus solo games and full tables (other observation shapes)
+CASES = [(g, max(2, GAMES[g].min_players)) for g in sorted(GAMES)] + [
+    ("dziobaki", 1),
+    ("manatee_sanctuary", 1),
+    ("manatee_sanctuary", 4),
+    ("carson_city_zoo", 4),
+    ("zooloretto_mini", 5),
+]
 
-@pytest.mark.parametrize("game_id", sorted(GAMES))
-def test_ismcts_client_plays_every_game_over_grpc(game_id: str) -> None:
+
+@pytest.mark.parametrize(("game_id", "players"), CASES)
+def test_ismcts_client_plays_every_game_over_grpc(game_id: str, players: int) -> None:
     cmd = f"cmd:{sys.executable} -m bots.ismcts_client --iterations 20 --seed 1"
-    players = max(2, GAMES[game_id].min_players)
     with open_bots(
         [cmd, *["random"] * (players - 1)],
         MatchSpec(game_id, players, 4),
