@@ -35,7 +35,7 @@ def resample(s: ManateeState, seat: int, rng: random.Random) -> State:
     pool: list[int] = list(o.deck)
     ph = o.phase
     known_owners = (seat, o.passer(seat))
-    # Collect hidden slots: (kind, seat/owner, index, size)
+    # the slots seat cannot see; their cards join the deck in one pool
     dealt_slots: list[int] = []
     stack_slots: list[tuple[int, int]] = []
     hand_slots: list[tuple[int, int]] = []  # (seat, number of hidden cards)
