@@ -781,9 +781,19 @@ class LadderStore:
     def _count_failures(
         self, session: Session, lad: Ladder, seats: list[int], outcome: Outcome, now: datetime
     ) -> list[int]:
+        """Each seat's failure streak; a version reaching ``broken_after`` is broken."""
         broken: list[int] = []
+        rows = {
+            r.id: r
+            for r in session.scalars(
+                select(BotVersion)
+                .where(BotVersion.id.in_(seats))
+                .order_by(BotVersion.id)
+                .with_for_update()
+            )
+        }
         for seat, v in enumerate(seats):
-            version = self._version_row(session, v, lock=True)
+            version = rows[v]
             if seat not in outcome.forfeited:
                 version.failures_in_row = 0
                 continue
