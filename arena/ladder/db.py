@@ -27,9 +27,12 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
+
+from arena.ladder.errors import LadderError
 
 ENV_VAR = "MENAGERIE_LADDER_DB"
 DEFAULT_FILE = "ladder.db"
@@ -130,6 +133,13 @@ def head_revision() -> str:
     return head
 
 
+def _known(revision: str) -> bool:
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
+
+
 def current_revision(connection: Connection) -> str | None:
     """The schema revision of the database (None: empty)."""
     return MigrationContext.configure(connection).get_current_revision()
@@ -139,10 +149,15 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to ``revision`` in one transaction, holding the upgrade lock."""
     if revision == "head":
         with engine.connect().execution_options(**{READ_ONLY: True}) as conn:
-            if current_revision(conn) == head_revision():
-                conn.rollback()
-                return
+            current = current_revision(conn)
             conn.rollback()
+        if current == head_revision():
+            return
+        if current is not None and not _known(current):
+            raise LadderError(
+                f"the ladder database {safe_url(engine.url)} has schema revision {current}, "
+                f"newer than this Menagerie knows (head {head_revision()}): upgrade Menagerie"
+            )
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _ADVISORY_KEY})

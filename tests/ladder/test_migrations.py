@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -14,6 +15,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from arena.ladder import db
+from arena.ladder.errors import LadderError
 from arena.ladder.models import Base
 from arena.ladder.store import LadderStore
 
@@ -100,3 +102,13 @@ def test_many_processes_opening_a_new_database_create_it_once(db_url: str) -> No
     finally:
         for s in stores:
             s.close()
+
+
+def test_a_database_from_a_newer_menagerie_is_refused_clearly(
+    db_url: str, open_store: Callable[..., LadderStore]
+) -> None:
+    store = open_store()
+    with store.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    with pytest.raises(LadderError, match="schema revision 9999, newer than this Menagerie"):
+        open_store()
