@@ -7,10 +7,11 @@ PYTEST_ARGS ?=
 
 # System packages some tests need (Debian): headless Chromium for the replay viewer's
 # browser test, Go + protoc for the Go example bot. Node.js 20 comes with the machine.
+# PostgreSQL for the ladder store's tests (pg_ctlcluster: the server package is there).
 APT_PACKAGES := chromium chromium-driver fonts-dejavu-core golang-go golang-google-grpc-dev \
 	golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go \
-	protoc-gen-go-grpc protobuf-compiler
-SYSTEM_TOOLS := chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm
+	protoc-gen-go-grpc protobuf-compiler postgresql
+SYSTEM_TOOLS := chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm pg_ctlcluster
 
 .PHONY: demo test lint typecheck pytest venv clean proto proto-check system-deps
 
