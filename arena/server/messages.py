@@ -13,9 +13,9 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 from menagerie.v1 import game_service_pb2 as pb
 
-from bots.wire import OBSERVATION_CLASSES, WireError, action_to_proto, to_message
 from engine import Action
 from engine.core import JSON
+from wire.convert import OBSERVATION_CLASSES, WireError, action_to_proto, to_message
 
 POLICIES: dict[str, pb.FailurePolicy.ValueType] = {
     "forfeit": pb.FAILURE_POLICY_FORFEIT,

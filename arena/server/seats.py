@@ -34,8 +34,8 @@ from menagerie.v1 import game_service_pb2 as pb
 from arena.server.messages import error_message
 from arena.server.streams import Outbox, StreamError
 from bots.base import BotFailure, Turn
-from bots.wire import WireError, action_from_proto
 from engine import Action, IllegalActionError
+from wire.convert import WireError, action_from_proto
 
 if TYPE_CHECKING:
     from arena.server.table import Table

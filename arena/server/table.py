@@ -42,8 +42,8 @@ from arena.server.seats import (
 )
 from arena.server.streams import Outbox
 from bots.base import Bot, Turn
-from bots.wire import observation_to_proto
 from engine import CHANCE, Action, State, get_game
+from wire.convert import observation_to_proto
 
 WAITING = pb.MATCH_STATUS_WAITING
 RUNNING = pb.MATCH_STATUS_RUNNING

@@ -17,9 +17,9 @@ from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
 from arena.records import verify_record
 from arena.server import GameServer
-from bots.wire import observation_from_proto
 from engine import get_game
 from tests.wire.helpers import BotThread, host, play_with_sdk, running_server, server_config
+from wire.convert import observation_from_proto
 
 
 def _health(address: str, service: str = "") -> int:
