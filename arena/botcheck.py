@@ -2,7 +2,7 @@
 
 The program is started exactly as the arena starts a ``cmd:`` bot (``COMMAND --address
 127.0.0.1:PORT --credential SECRET``, the same values in ``MENAGERIE_ADDRESS`` and
-``MENAGERIE_CREDENTIAL``; see :mod:`arena.cmdbots`) against the real embedded game
+``MENAGERIE_CREDENTIAL``; see :mod:`arena.match.cmdbots`) against the real embedded game
 server on the loopback interface, seated against in-process random bots (2 players when
 the game allows it). For each game (default: every registered game) it runs, with fixed
 seeds so that a failure reproduces:
@@ -26,7 +26,7 @@ and reports five checks per game, in plain words:
     actions);
 ``game_end``
     the bot stays until GameOver, then exits by itself with status 0 within
-    :data:`arena.cmdbots.EXIT_GRACE_S` s (the arena kills it after that), and the next
+    :data:`arena.match.cmdbots.EXIT_GRACE_S` s (the arena kills it after that), and the next
     game (game 2) works as well;
 ``server_close``
     after each server close the program exits by itself within ``--close-timeout`` s
@@ -49,9 +49,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from arena.cmdbots import CMD_PREFIX, EXIT_GRACE_S, BotProcess, command_argv, open_bots
 from arena.errors import UserError, user_errors
-from arena.match import MatchConfig, MatchSpec
+from arena.match.cmdbots import EXIT_GRACE_S, BotProcess, open_bots
+from arena.match.runner import MatchConfig, MatchSpec
+from arena.match.specs import CMD_PREFIX, command_argv
 from bots.base import Bot
 from bots.random_bot import RandomBot
 from engine import GAMES

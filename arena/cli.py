@@ -120,7 +120,7 @@ def verify_cmd(
     records: Annotated[list[Path], typer.Argument(help="Record files (.json or .jsonl).")],
 ) -> None:
     """Replay records and check each one's result and digest."""
-    from arena.records import read_records, verify_record
+    from arena.match.records import read_records, verify_record
 
     bad = 0
     total = 0

@@ -15,7 +15,7 @@ from arena.errors import UserError, user_errors
 def _split(text: str | None) -> list[str] | None:
     if text is None:
         return None
-    from arena.play import split_bots
+    from arena.match.specs import split_bots
 
     return split_bots(text)
 
@@ -154,7 +154,7 @@ def ratings_cmd(
 def load_records(source: str, tracking_uri: str | None) -> tuple[list[dict[str, Any]], str]:
     """Records from a tournament dir, a journal/record file, or an MLflow run's artifacts."""
     from arena.journal import read_journal
-    from arena.records import read_records
+    from arena.match.records import read_records
 
     path = Path(source)
     if path.is_dir():

@@ -40,8 +40,8 @@ from pydantic import (
     field_validator,
 )
 
-from arena.bot_factory import check_spec
 from arena.errors import UserError, register_user_error
+from arena.match.specs import check_spec
 from arena.schedule import Schedule
 from engine import GameConfigError, get_game
 from engine.core import JSON

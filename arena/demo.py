@@ -15,10 +15,10 @@ from pathlib import Path
 
 from arena.config import load_config
 from arena.journal import read_journal
+from arena.match.records import verify_record
 from arena.ray_runner import ray_session
-from arena.records import verify_record
 from arena.tournament import TournamentResult, run_tournament
-from bots.registry import BUILTIN
+from bots.registry import REFERENCE_BOTS
 from engine import GAMES
 
 OUT = Path("demo-out")
@@ -28,9 +28,9 @@ WORKERS = 2
 
 def demo_bots() -> list[str]:
     bots = ["random"]
-    if "greedy" in BUILTIN:
+    if "greedy" in REFERENCE_BOTS:
         bots.append("greedy")
-    if "ismcts" in BUILTIN:
+    if "ismcts" in REFERENCE_BOTS:
         bots.append("ismcts:iterations=24")
     while len(bots) < 3:
         bots.append("random")

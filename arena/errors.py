@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-from arena.records import RecordError
+from arena.match.records import RecordError
 from bots.base import BotSpecError
 from engine import GameConfigError, IllegalActionError
 

@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import UserError
-from arena.match import FailurePolicy, MatchConfig, MatchSpec
-from arena.records import write_record
-from bots import make_bot
-from bots.base import Bot
+from arena.match.records import write_record
+from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec
+from arena.match.specs import split_bots
 from engine import CHANCE, Action, State, get_game
 from engine.core import JSON
 
@@ -23,22 +22,6 @@ def parse_seat(show: str | None, num_players: int) -> tuple[bool, int | None]:
     if not show.isdigit() or not 0 <= int(show) < num_players:
         raise UserError(f"--show takes a seat 0..{num_players - 1} or nothing, got {show!r}")
     return True, int(show)
-
-
-def split_bots(bots: str) -> list[str]:
-    """Split ``--bots``; a ``cmd:`` spec may itself hold commas only if it is last."""
-    specs: list[str] = []
-    for part in bots.split(","):
-        if specs and specs[-1].startswith("cmd:") and not part.split(":")[0].isidentifier():
-            specs[-1] += "," + part
-        else:
-            specs.append(part.strip())
-    return [s for s in specs if s]
-
-
-def build_bots(specs: list[str]) -> list[Bot]:
-    """In-process bots only; ``cmd:`` specs go through ``arena.cmdbots.open_bots``."""
-    return [make_bot(s) for s in specs]
 
 
 def play_one(
@@ -75,8 +58,8 @@ def play_one(
     )
     if do_show:
         print(game.new_game(num_players, options).render(seat))
-    # cmd: bots run as programs connected to an embedded game server (arena.cmdbots).
-    from arena.cmdbots import open_bots
+    # cmd: bots run as programs connected to an embedded game server (arena.match.cmdbots).
+    from arena.match.cmdbots import open_bots
 
     with open_bots(specs, spec, MatchConfig(move_ms, policy)) as session:
         record = session.play(on_step if do_show else None)

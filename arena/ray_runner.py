@@ -4,7 +4,7 @@ Each Ray task plays a batch of games (several per task: a task costs about a
 millisecond of scheduling, a game of random bots about as much) and returns each game's
 record already serialised as a JSONL line plus a small summary for the ratings, so the
 driver does little more than append lines to the journal. Bots travel as spec strings
-and are built inside the worker (``arena.bot_factory.build_bot``).
+and are built inside the worker (``arena.match.specs.make_bot``).
 
 A task whose worker dies is retried by Ray (``max_retries``); the driver journals the
 records of a batch once, when its result arrives, and skips ids it already holds. A
@@ -28,10 +28,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bot_factory import build_bot, is_cmd
-from arena.match import FailurePolicy, MatchConfig, MatchSpec, play_match
+from arena.match.records import dumps_line
+from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec, play_match
+from arena.match.specs import is_cmd, make_bot
 from arena.ratings import GameSummary
-from arena.records import dumps_line
 from arena.schedule import ScheduledGame
 from bots.base import Bot
 
@@ -67,7 +67,7 @@ def play_one_game(setup: GameSetup, sg: ScheduledGame) -> dict[str, Any]:
     """Play one scheduled game and return its record (with its place in the schedule).
 
     In-process bots are built here from their specs; ``cmd:`` bots are programs started
-    for the match that connect over gRPC to an embedded game server (``arena.cmdbots``).
+    for the match that connect over gRPC to an embedded game server (``arena.match.cmdbots``).
     """
     spec = MatchSpec(
         setup.game,
@@ -80,15 +80,15 @@ def play_one_game(setup: GameSetup, sg: ScheduledGame) -> dict[str, Any]:
     )
     config = MatchConfig(setup.move_ms, setup.on_failure)
     if any(is_cmd(s) for s in sg.specs):
-        from arena.cmdbots import open_bots
+        from arena.match.cmdbots import open_bots
 
         def build(seat: int, text: str) -> Bot:
-            return build_bot(sg.seats[seat], text)
+            return make_bot(text, sg.seats[seat])
 
         with open_bots(sg.specs, spec, config, names=sg.seats, build=build) as session:
             record = session.play()
     else:
-        bots = [build_bot(n, s) for n, s in zip(sg.seats, sg.specs, strict=True)]
+        bots = [make_bot(s, n) for n, s in zip(sg.seats, sg.specs, strict=True)]
         record = play_match(spec, bots, config)
     record["schedule"] = {"round": sg.round, "group": sg.group, "rotation": sg.rotation}
     return record

@@ -1,6 +1,6 @@
 """A logged game made ready to be stepped through: every state, every step, every event.
 
-:func:`load_replay` verifies the record first (:func:`arena.records.verify_record`); a
+:func:`load_replay` verifies the record first (:func:`arena.match.records.verify_record`); a
 record that does not replay to its recorded result and digest raises
 :class:`UnverifiedRecord`, naming the first step that differs, and is never shown.
 State ``k`` is the position after ``k`` steps (0 = the initial state); step ``k`` is the
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import UserError
-from arena.records import RecordError, replay_states, seat_of, verify_record
+from arena.match.records import RecordError, replay_states, seat_of, verify_record
 from engine import CHANCE, TERMINAL, State
 from engine.core import JSON
 

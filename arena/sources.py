@@ -10,7 +10,7 @@
   ``sqlite:///mlflow.db`` in the current directory).
 
 Records are returned in order with duplicate game ids dropped (the first copy wins).
-:func:`load_verified` also replays every record (``arena.records.verify_record``) and
+:func:`load_verified` also replays every record (``arena.match.records.verify_record``) and
 leaves out, reporting each, those that do not reproduce their result and digest: the
 analysis commands never count a game that did not happen as recorded.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import UserError
-from arena.records import RecordError, check_shape, read_records, verify_record
+from arena.match.records import RecordError, check_shape, read_records, verify_record
 
 
 @dataclass

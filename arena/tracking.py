@@ -40,7 +40,7 @@ from typing import Any
 
 from arena.config import TournamentConfig
 from arena.journal import Journal
-from arena.records import FORMAT
+from arena.match.records import FORMAT
 
 PART_SIZE = 500
 RETRY_OFFLINE_SECONDS = 30.0

@@ -102,8 +102,8 @@ def play_one(
     A ``cmd:`` spec (e.g. ``cmd:python -m bots.ismcts_client --iterations 300``) plays
     its seat as a command bot over gRPC, through an embedded game server.
     """
-    from arena.cmdbots import open_bots
     from arena.match import MatchConfig, MatchSpec
+    from arena.match.cmdbots import open_bots
 
     k = len(bots)
     order = [bots[(i + rotation) % k] for i in range(k)]  # seat i plays order[i]

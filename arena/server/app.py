@@ -4,7 +4,7 @@ The server runs a ``grpc.aio`` server on its own event-loop thread and serves
 ``menagerie.v1.GameService``, standard ``grpc.health.v1`` health and server reflection
 (grpcurl-compatible). Matches it hosts (``create_match``, or the CreateMatch RPC) are
 played by ``arena.match.play_match`` in one thread each; tables opened with
-``open_table`` are driven by the caller (``arena.cmdbots``).
+``open_table`` are driven by the caller (``arena.match.cmdbots``).
 
 Graceful shutdown (``stop``): health turns NOT_SERVING first and new matches are
 refused (UNAVAILABLE); in-flight matches get ``grace_s`` to finish; the rest are aborted
@@ -32,11 +32,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from arena.match import MatchConfig, MatchSpec
-from arena.server.hub import Hub, ServerConfig, StepHook, drive
+from arena.match import Bot, MatchConfig, MatchSpec, StepHook
+from arena.server.hub import Hub, ServerConfig, drive
 from arena.server.service import SERVICE, GameService, handler
 from arena.server.table import Table
-from bots.base import Bot
 
 log = logging.getLogger("arena.server")
 

@@ -7,23 +7,20 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import MatchConfig, MatchSpec
+from arena.match import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.seats import RemoteSeat
 from arena.server.streams import StreamError
 from arena.server.table import MatchAborted, Table
-from bots.base import Bot
 from engine import Action, State
 
 log = logging.getLogger("arena.server")
-
-StepHook = Callable[[State, int, Action], None]
 
 
 @dataclass

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
+from arena.match import BotFailure, Turn
 from arena.server.messages import error_message
 from arena.server.streams import Outbox, StreamError
-from bots.base import BotFailure, Turn
 from engine import Action, IllegalActionError
 from wire.convert import WireError, action_from_proto
 

@@ -3,7 +3,7 @@
 Whoever drives a table (``arena.server.hub.drive``) calls ``table.run`` in a thread of
 its own (the match thread), then ``table.finish(record)`` (or ``table.abort``). The game
 server drives the tables it hosts (CreateMatch) in threads; ``arena play`` and the
-arena's workers drive their own through :mod:`arena.cmdbots`. (``arena.match.play_match``
+arena's workers drive their own through :mod:`arena.match.cmdbots`. (``arena.match.play_match``
 with ``table.bots`` also works, without the inline continuation below.)
 
 ``run`` plays ``arena.match.match_steps``. A good move of a remote seat is applied in
@@ -26,8 +26,8 @@ from typing import Any
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import MatchConfig, MatchSpec, MatchSteps, StepHook, ask, match_steps
-from arena.records import CHANCE_SEAT, FORMAT
+from arena.match import Bot, MatchConfig, MatchSpec, MatchSteps, StepHook, Turn, ask, match_steps
+from arena.match.records import CHANCE_SEAT, FORMAT
 from arena.server.messages import POLICIES, game_over_message, options_json, turn_encoder
 from arena.server.seats import (
     ANSWER,
@@ -41,7 +41,6 @@ from arena.server.seats import (
     RemoteSeat,
 )
 from arena.server.streams import Outbox
-from bots.base import Bot, Turn
 from engine import CHANCE, Action, State, get_game
 from wire.convert import observation_to_proto
 

@@ -20,7 +20,7 @@ import pytest
 from arena.cli_tournament import load_records
 from arena.config import TournamentConfig, load_config
 from arena.journal import read_journal
-from arena.records import verify_record
+from arena.match.records import verify_record
 from arena.schedule import Schedule
 from arena.tournament import run_tournament
 from tests.arena.helpers import pick_game

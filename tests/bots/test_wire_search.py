@@ -12,11 +12,11 @@ import sys
 
 import pytest
 
-from arena.cmdbots import open_bots
 from arena.match import MatchConfig, MatchSpec
+from arena.match.cmdbots import open_bots
+from arena.match.specs import make_bot
 from bots import sdk
 from bots.ismcts_client import WireSearchBot
-from bots.registry import make_bot
 from engine import GAMES
 
 # every game at 2 players, plus solo games and full tables (other observation shapes)

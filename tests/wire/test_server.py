@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
-from arena.records import verify_record
+from arena.match.records import verify_record
 from arena.server import GameServer
 from engine import get_game
 from tests.wire.helpers import BotThread, host, play_with_sdk, running_server, server_config

@@ -25,23 +25,21 @@ killed. Every program is killed and reaped when the match ends, whatever happens
 from __future__ import annotations
 
 import os
-import shlex
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
-from arena.match import MatchConfig, MatchSpec, play_match
-from bots import make_bot
+from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match
+from arena.match.specs import command_argv, is_cmd, make_bot
 from bots.base import Bot, BotSpecError
 
 if TYPE_CHECKING:  # the server (grpc) is imported only when a match has command bots
     from arena.server.app import GameServer
-    from arena.server.hub import ServerConfig, StepHook
+    from arena.server.hub import ServerConfig
     from arena.server.seats import RemoteSeat
     from arena.server.table import Table
 
@@ -50,30 +48,6 @@ STDERR_TAIL = 4096
 
 EXIT_GRACE_S = 2.0
 """How long a program may take to exit by itself after GameOver before it is killed."""
-
-CMD_PREFIX = "cmd:"
-
-
-def is_cmd(spec: str) -> bool:
-    return spec.strip().startswith(CMD_PREFIX)
-
-
-def command_argv(spec: str) -> list[str]:
-    """The argv of a ``cmd:`` spec (``python`` means this interpreter).
-
-    >>> command_argv("cmd:python -m bots.random_client --seed 3")[1:]
-    ['-m', 'bots.random_client', '--seed', '3']
-    """
-    text = spec.strip()[len(CMD_PREFIX) :].strip()
-    try:
-        argv = shlex.split(text)
-    except ValueError as exc:
-        raise BotSpecError(f"{spec!r}: cannot parse the command line: {exc}") from None
-    if not argv:
-        raise BotSpecError(f"{spec!r}: cmd: needs a command line, e.g. cmd:python mybot.py")
-    if argv[0] in ("python", "python3"):
-        argv[0] = sys.executable
-    return argv
 
 
 class BotProcess:
@@ -276,7 +250,7 @@ def open_bots(
 ) -> Iterator[BotSession]:
     """The bots of one match; command bots get an embedded server and their processes.
 
-    ``build(seat, spec)`` makes the in-process bots (default ``bots.make_bot``);
+    ``build(seat, spec)`` makes the in-process bots (default :func:`arena.match.specs.make_bot`);
     ``names`` label the seats in the record (default: the specs); ``server`` reuses a
     running GameServer instead of starting one.
     """

@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from arena.records import CHANCE_SEAT, CHECKPOINT_EVERY, FORMAT, short_digest, standing
+from arena.match.records import CHANCE_SEAT, CHECKPOINT_EVERY, FORMAT, short_digest, standing
 from bots.base import Bot, BotFailure, Turn
 from engine import CHANCE, Action, State, get_game
 from engine.core import JSON, sample_outcome
@@ -69,7 +69,7 @@ def play_match(
     config: MatchConfig | None = None,
     on_step: StepHook | None = None,
 ) -> dict[str, Any]:
-    """Play one game to the end and return its record (see ``arena.records``)."""
+    """Play one game to the end and return its record (see ``arena.match.records``)."""
     config = config or MatchConfig()
     steps = match_steps(spec, bots, config, on_step)
     try:
