@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.config import load_config
-from arena.ray_runner import GameSetup, play_batch, ray_session
-from arena.tournament import run_tournament
+from arena.tournament.config import load_config
+from arena.tournament.ray_runner import GameSetup, play_batch, ray_session
+from arena.tournament.run import run_tournament
 from engine import GAMES
 
 ROSTER_SIZE = 5

@@ -81,8 +81,8 @@ def tournament_cmd(
     Re-running the same config (or --resume) plays only the games not yet recorded.
     """
     from arena.cli import parse_options
-    from arena.config import load_config
-    from arena.tournament import resume_config, run_tournament
+    from arena.tournament.config import load_config, resume_config
+    from arena.tournament.run import run_tournament
 
     overrides: dict[str, Any] = {
         "game": game,
@@ -137,8 +137,8 @@ def ratings_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The leaderboard of a tournament: rating ± 95% CI, Elo, games, score, failures."""
-    from arena.leaderboard import make_console, rich_table
-    from arena.ratings import GameSummary, leaderboard
+    from arena.tournament.leaderboard import make_console, rich_table
+    from arena.tournament.ratings import GameSummary, leaderboard
 
     records, label = load_records(source, tracking_uri)
     summaries = [GameSummary.of(r) for r in records]
@@ -153,8 +153,8 @@ def ratings_cmd(
 
 def load_records(source: str, tracking_uri: str | None) -> tuple[list[dict[str, Any]], str]:
     """Records from a tournament dir, a journal/record file, or an MLflow run's artifacts."""
-    from arena.journal import read_journal
     from arena.match.records import read_records
+    from arena.tournament.journal import read_journal
 
     path = Path(source)
     if path.is_dir():
@@ -171,8 +171,8 @@ def load_records(source: str, tracking_uri: str | None) -> tuple[list[dict[str, 
 def _run_records(run_id: str, tracking_uri: str | None) -> tuple[list[dict[str, Any]], str]:
     from mlflow import MlflowClient
 
-    from arena.journal import read_journal
-    from arena.tracking import default_tracking_uri
+    from arena.tournament.journal import read_journal
+    from arena.tournament.tracking import default_tracking_uri
 
     uri = tracking_uri or default_tracking_uri()
     client = MlflowClient(tracking_uri=uri)
@@ -206,7 +206,7 @@ def sync_cmd(
     ] = None,
 ) -> None:
     """Upload to MLflow whatever a tournament's journal has that its run lacks."""
-    from arena.tournament import sync_out_dir
+    from arena.tournament.run import sync_out_dir
 
     run_id, complete = sync_out_dir(out_dir, tracking_uri)
     state = "complete" if complete else "incomplete (resume it to play the rest)"

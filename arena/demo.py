@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.config import load_config
-from arena.journal import read_journal
 from arena.match.records import verify_record
-from arena.ray_runner import ray_session
-from arena.tournament import TournamentResult, run_tournament
+from arena.tournament.config import load_config
+from arena.tournament.journal import read_journal
+from arena.tournament.ray_runner import ray_session
+from arena.tournament.run import TournamentResult, run_tournament
 from bots.registry import REFERENCE_BOTS
 from engine import GAMES
 

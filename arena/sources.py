@@ -5,9 +5,9 @@
 
 - a ``.json`` record file (one record or a list) or a ``.jsonl`` journal/record file;
 - a tournament output directory (its ``journal.jsonl``);
-- an MLflow run id: the run's ``records/part-*.jsonl`` artifacts (see ``arena.tracking``),
-  read from ``--tracking-uri`` (default: the arena's, ``MLFLOW_TRACKING_URI`` or
-  ``sqlite:///mlflow.db`` in the current directory).
+- an MLflow run id: the run's ``records/part-*.jsonl`` artifacts (see
+  ``arena.tournament.tracking``), read from ``--tracking-uri`` (default: the arena's,
+  ``MLFLOW_TRACKING_URI`` or ``sqlite:///mlflow.db`` in the current directory).
 
 Records are returned in order with duplicate game ids dropped (the first copy wins).
 :func:`load_verified` also replays every record (``arena.match.records.verify_record``) and
@@ -37,8 +37,8 @@ class Source:
 
 
 def default_tracking_uri() -> str:
-    """The arena's default tracking store (kept in one place: ``arena.tracking``)."""
-    from arena.tracking import default_tracking_uri as arena_default
+    """The arena's default tracking store (kept in one place: ``arena.tournament.tracking``)."""
+    from arena.tournament.tracking import default_tracking_uri as arena_default
 
     return arena_default()
 
@@ -56,7 +56,7 @@ def load_source(source: str, tracking_uri: str | None = None) -> Source:
         if not journal.is_file():
             raise UserError(f"{source} is a directory without journal.jsonl")
         # a live tournament's journal may end in a torn line: read it as the arena does
-        from arena.journal import read_journal
+        from arena.tournament.journal import read_journal
 
         return Source([check_shape(r, str(journal)) for r in read_journal(journal)], source)
     if path.is_file():

@@ -40,9 +40,9 @@ from pydantic import (
     field_validator,
 )
 
-from arena.errors import UserError, register_user_error
+from arena.errors import UserError
 from arena.match.specs import check_spec
-from arena.schedule import Schedule
+from arena.tournament.schedule import Schedule
 from engine import GameConfigError, get_game
 from engine.core import JSON
 
@@ -52,9 +52,6 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 class ConfigError(UserError):
     """A configuration file or flag that is wrong; the message says where."""
-
-
-register_user_error(ConfigError)
 
 
 class RosterEntry(BaseModel):
@@ -429,9 +426,10 @@ def load_config(path: Path | None, overrides: Mapping[str, Any] | None = None) -
         raise ConfigError(format_errors(exc, source, node, flags)) from None
 
 
-def load_snapshot(out_dir: Path) -> TournamentConfig:
-    """The config a tournament in ``out_dir`` was run with (``config.yaml`` there)."""
+def resume_config(out_dir: Path, overrides: Mapping[str, Any] | None = None) -> TournamentConfig:
+    """The config the tournament in ``out_dir`` runs with (its ``config.yaml``), with
+    ``overrides`` (flag values) applied."""
     path = out_dir / "config.yaml"
     if not path.exists():
         raise ConfigError(f"{out_dir} holds no tournament (no config.yaml)")
-    return load_config(path)
+    return load_config(path, {**(overrides or {}), "out": str(out_dir)})

@@ -31,6 +31,9 @@ from typing import Any
 
 import numpy as np
 
+Point = tuple[int, dict[str, float], dict[str, float]]
+"""A point of the ratings' trajectory: (games done, Elo per bot, score per bot)."""
+
 ELO_START = 1500.0
 ELO_K = 16.0
 ELO_SCALE = 400.0 / math.log(10.0)
@@ -124,8 +127,8 @@ class Elo:
 
 
 @dataclass
-class BotStats:
-    """Counts for one bot."""
+class BotTally:
+    """Running counts of one bot (pairwise points, games, wins, failures)."""
 
     games: int = 0
     pair_points: float = 0.0
@@ -156,17 +159,21 @@ class Tally:
     def __init__(self, names: Iterable[str]) -> None:
         self.names = list(names)
         self.elo = Elo(self.names)
-        self.stats: dict[str, BotStats] = {n: BotStats() for n in self.names}
+        self.stats: dict[str, BotTally] = {n: BotTally() for n in self.names}
         self.failed_games = 0
 
     def add(self, game: GameSummary) -> None:
         self.elo.update(game)
         for seat, name in enumerate(game.names):
-            self.stats.setdefault(name, BotStats()).add(game, seat)
+            self.stats.setdefault(name, BotTally()).add(game, seat)
         for seat, kind in game.failures:
             self.stats[game.names[seat]].failures[kind] += 1
         if game.failures:
             self.failed_games += 1
+
+    def point(self, games: int) -> Point:
+        """The trajectory point after ``games`` games: live Elo and scores now."""
+        return (games, dict(self.elo.ratings), scores_of(self))
 
 
 # ---------------------------------------------------------------------------
@@ -341,21 +348,19 @@ def _rows(tally: Tally, fit: BTFit) -> list[Row]:
     return rows
 
 
-def elo_trajectory(
-    games: Iterable[GameSummary], names: Sequence[str], every: int
-) -> list[tuple[int, dict[str, float], dict[str, float]]]:
+def elo_trajectory(games: Iterable[GameSummary], names: Sequence[str], every: int) -> list[Point]:
     """``(games done, elo per bot, score per bot)`` after every ``every`` games and at the
     end, following the games in the given (finishing) order."""
     tally = Tally(names)
-    out: list[tuple[int, dict[str, float], dict[str, float]]] = []
+    out: list[Point] = []
     done = 0
     for g in games:
         tally.add(g)
         done += 1
         if done % every == 0:
-            out.append((done, dict(tally.elo.ratings), scores_of(tally)))
+            out.append(tally.point(done))
     if done and done % every:
-        out.append((done, dict(tally.elo.ratings), scores_of(tally)))
+        out.append(tally.point(done))
     return out
 
 

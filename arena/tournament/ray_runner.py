@@ -31,8 +31,8 @@ from typing import Any
 from arena.match.records import dumps_line
 from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec, play_match
 from arena.match.specs import is_cmd, make_bot
-from arena.ratings import GameSummary
-from arena.schedule import ScheduledGame
+from arena.tournament.ratings import GameSummary
+from arena.tournament.schedule import ScheduledGame
 from bots.base import Bot
 
 TASK_MAX_RETRIES = 5

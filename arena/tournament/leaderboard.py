@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from arena.ratings import Row
+from arena.tournament.ratings import Point, Row
 
 HEADERS = (
     "rank",
@@ -116,7 +116,7 @@ def to_html(rows: Sequence[Row], title: str) -> str:
 
 
 def plot_ratings(
-    trajectory: Sequence[tuple[int, dict[str, float], dict[str, float]]],
+    trajectory: Sequence[Point],
     path: Path,
     title: str,
 ) -> None:

@@ -36,11 +36,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena.config import TournamentConfig
-from arena.journal import Journal
 from arena.match.records import FORMAT
+from arena.tournament.config import TournamentConfig
+from arena.tournament.journal import Journal
+
+if TYPE_CHECKING:
+    from arena.tournament.ratings import Point
 
 PART_SIZE = 500
 RETRY_OFFLINE_SECONDS = 30.0
@@ -50,8 +53,6 @@ TICK_SECONDS = 2.0
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "20")
-
-Point = tuple[int, dict[str, float], dict[str, float]]
 
 
 def default_tracking_uri() -> str:
