@@ -1,7 +1,7 @@
 """``arena replay``, ``arena games SOURCE``, ``arena stats``, ``arena export``, ``arena viewers``.
 
 SOURCE is a record/journal file, a tournament dir or an MLflow run id (see
-``arena.sources``). A record that does not verify is reported with the first step that
+``arena.replay.sources``). A record that does not verify is reported with the first step that
 differs and exit status 1; it is never shown.
 """
 
@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from arena.errors import user_errors
-from arena.replay import UnverifiedRecord
+from arena.replay.model import UnverifiedRecord
 
 TRACKING_HELP = "MLflow tracking URI (default: MLFLOW_TRACKING_URI or sqlite:///mlflow.db)."
 
@@ -78,9 +78,9 @@ def replay_cmd(
     Interactive (n/p/j N/s SEAT/e/q) when stdin is a terminal; otherwise, or with
     --steps, every step is printed. --at N prints one state; --html writes a viewer.
     """
-    from arena.replay import load_replay, parse_seat
-    from arena.replay_term import interactive, print_frame, print_steps
-    from arena.sources import load_game
+    from arena.replay.model import load_replay, parse_seat
+    from arena.replay.sources import load_game
+    from arena.replay.terminal import interactive, print_frame, print_steps
 
     t0 = time.perf_counter()
     record = load_game(source, game_id, tracking_uri)
@@ -91,7 +91,7 @@ def replay_cmd(
     seat_no = parse_seat(seat, rp.num_players)
     console = _console()
     if html is not None:
-        from arena.viewer import render_html
+        from arena.replay.viewer import render_html
 
         html.parent.mkdir(parents=True, exist_ok=True)
         html.write_text(render_html(rp), encoding="utf-8")
@@ -120,8 +120,8 @@ def list_games(
     as_json: bool,
 ) -> None:
     """``arena games SOURCE``: the logged games of a run or a file (see ``games_cmd``)."""
-    from arena.analysis import filter_games, game_rows, games_table
-    from arena.sources import load_verified
+    from arena.replay.analysis import filter_games, game_rows, games_table
+    from arena.replay.sources import load_verified
 
     loaded = load_verified(source, tracking_uri, _warn)
     records = filter_games(loaded.records, bot, only_lost, game)
@@ -148,9 +148,9 @@ def stats_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Per-bot statistics: mean score by category, move-time percentiles, failures by kind."""
-    from arena.analysis import bot_stats, filter_games, stats_tables
     from arena.errors import UserError
-    from arena.sources import load_verified
+    from arena.replay.analysis import bot_stats, filter_games, stats_tables
+    from arena.replay.sources import load_verified
 
     loaded = load_verified(source, tracking_uri, _warn)
     records = filter_games(loaded.records, bot, False, game)
@@ -176,8 +176,8 @@ def export_cmd(
     tracking_uri: Annotated[str | None, typer.Option("--tracking-uri", help=TRACKING_HELP)] = None,
 ) -> None:
     """Export records for notebooks: one row per game and seat (Parquet or CSV)."""
-    from arena.analysis import export, filter_games
-    from arena.sources import load_verified
+    from arena.replay.analysis import export, filter_games
+    from arena.replay.sources import load_verified
 
     loaded = load_verified(source, tracking_uri, _warn)
     records = filter_games(loaded.records, bot, False, game)
@@ -204,8 +204,8 @@ def viewers_cmd(
 ) -> None:
     """HTML viewers for a sample of games (each bot's lost games, games with failures)."""
     from arena.errors import UserError
-    from arena.sources import is_file_source, load_source
-    from arena.viewer import log_viewers, write_sample_viewers
+    from arena.replay.sources import is_file_source, load_source
+    from arena.replay.viewer import log_viewers, write_sample_viewers
 
     if out is None and not log:
         raise UserError("give --out DIR, --log (to the MLflow run), or both")

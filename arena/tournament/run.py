@@ -374,11 +374,11 @@ def write_replays(
     journal: Journal, folder: Path, warn: Callable[[str], None] | None = None
 ) -> Path | None:
     """Self-contained HTML replays of a few games (each bot's losses, games with
-    failures; see ``arena.viewer``), or None if they cannot be made."""
+    failures; see ``arena.replay.viewer``), or None if they cannot be made."""
     import shutil
 
     try:
-        from arena.viewer import write_sample_viewers
+        from arena.replay.viewer import write_sample_viewers
 
         start = max(0, journal.durable - REPLAY_SAMPLE_FROM)
         records = [json.loads(line) for line in journal.lines(start, journal.durable)]

@@ -10,8 +10,9 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
-from arena.analysis import bot_stats, export, filter_games, lost, percentile, seat_rows
 from arena.errors import UserError
+from arena.replay.analysis import bot_stats, export, filter_games, lost, seat_rows
+from arena.stats import percentile
 from tests.replay.helpers import arena, write_jsonl
 
 
@@ -100,7 +101,7 @@ def test_cli_on_an_mlflow_run(logged_run: tuple[str, str, list[dict[str, Any]]])
 
 
 def test_a_tournament_dir_with_a_torn_journal(league: list[dict[str, Any]], tmp_path: Path) -> None:
-    from arena.sources import load_source
+    from arena.replay.sources import load_source
 
     journal = write_jsonl(league, tmp_path / "journal.jsonl")
     with open(journal, "a") as fh:

@@ -12,7 +12,6 @@ the engine's ranks when a record has no standing); a shared first place is not a
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.errors import UserError
+from arena.stats import percentile
 
 PERCENTILES = (50, 90, 99)
 
@@ -130,20 +130,6 @@ def games_table(records: Sequence[dict[str, Any]], title: str) -> Table:
 # ---------------------------------------------------------------------------
 # Per-bot statistics
 # ---------------------------------------------------------------------------
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated percentile ``q`` (0..100) of ``values`` (non-empty).
-
-    >>> percentile([1.0, 2.0, 3.0, 4.0], 50)
-    2.5
-    >>> percentile([5.0], 90)
-    5.0
-    """
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q / 100
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.replay import Replay, Step, parse_seat
+from arena.replay.model import Replay, Step, parse_seat
 from engine.core import JSON
 
 EVENT_STYLES = {

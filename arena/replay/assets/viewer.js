@@ -12,7 +12,7 @@
   let view = 0; /* index into data.views: 0 = spectator, 1 + s = seat s */
   let timer = null;
 
-  /* The pool is hash-consed JSON (see arena/viewer.py): a stored list is [-1, c...], a
+  /* The pool is hash-consed JSON (see arena/replay/viewer.py): a stored list is [-1, c...], a
      stored object [keyset, c...]; a child c is a pool index, or a string/boolean/null. */
   const memo = new Array(data.pool.length);
   function node(i) {

@@ -2,7 +2,7 @@
 
 :func:`write_viewer` writes ``OUT.html`` holding the per-step observations of every seat
 and of the spectator as inline JSON, with vanilla JS and CSS inlined from
-``arena/viewer/`` (``viewer.css``, ``svg.js``, ``games/<game>.js``, ``viewer.js``): play
+``arena/replay/assets/`` (``viewer.css``, ``svg.js``, ``games/<game>.js``, ``viewer.js``): play
 and pause, previous/next, a timeline slider, a step counter, a seat-view selector, the
 step log with events highlighted, a drawn board for the game and the final score.
 
@@ -26,8 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena.replay import Replay, UnverifiedRecord, load_replay
-from arena.viewer_components import components
+from arena.replay.model import Replay, UnverifiedRecord, load_replay
+from arena.replay.viewer_components import components
 from engine import get_game
 from engine.core import JSON
 
@@ -132,7 +132,7 @@ def _players(record: dict[str, Any], n: int) -> list[dict[str, Any]]:
 
 
 def _asset(name: str) -> str:
-    return (resources.files("arena") / "viewer" / name).read_text(encoding="utf-8")
+    return (resources.files("arena.replay") / "assets" / name).read_text(encoding="utf-8")
 
 
 def _inline_json(data: Any) -> str:
@@ -269,11 +269,11 @@ def log_viewers(
     if client is None:
         from mlflow import MlflowClient
 
-        from arena.sources import default_tracking_uri
+        from arena.replay.sources import default_tracking_uri
 
         client = MlflowClient(tracking_uri=tracking_uri or default_tracking_uri())
     if records is None:
-        from arena.sources import run_source
+        from arena.replay.sources import run_source
 
         records = run_source(run_id, tracking_uri).records
     with tempfile.TemporaryDirectory(prefix="mnr-viewers-") as tmp:
