@@ -20,11 +20,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -33,6 +35,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from arena.match import Bot, MatchConfig, MatchSpec, StepHook
+from arena.match.records import dumps_line
 from arena.server.hub import Hub, ServerConfig, drive
 from arena.server.service import SERVICE, GameService, handler
 from arena.server.table import Table
@@ -40,6 +43,24 @@ from arena.server.table import Table
 log = logging.getLogger("arena.server")
 
 RecordSink = Callable[[dict[str, Any]], None]
+
+
+class RecordJournal:
+    """Appends finished records to a JSONL file, aborted ones to ``<name>.aborted.jsonl``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.aborted_path = path.with_name(f"{path.stem}.aborted{path.suffix or '.jsonl'}")
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        target = self.aborted_path if record.get("aborted") else self.path
+        line = dumps_line(record) + "\n"
+        with self._lock, target.open("a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
 
 
 class ServerError(RuntimeError):

@@ -58,6 +58,10 @@ class ServerConfig:
     grpc`` set it (:data:`GC_THRESHOLD`); embedded servers do not."""
 
 
+SWITCH_INTERVAL_S = 0.0005
+"""The GIL switch interval of a dedicated game server process (``arena serve``, ``arena
+bench grpc``): see ``ServerConfig.switch_interval_s``."""
+
 GC_THRESHOLD = (20_000, 50, 1000)
 """The game server's collector thresholds: a young generation of 20k objects (the default
 700 collects every few moves under load; most garbage dies by reference counting anyway),

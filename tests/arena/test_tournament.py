@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from arena.cli_tournament import load_records
 from arena.match.records import verify_record
+from arena.replay.sources import run_source
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.journal import read_journal
 from arena.tournament.run import run_tournament
@@ -60,8 +60,7 @@ def journal_ids(out: Path) -> list[str]:
 
 
 def run_records(uri: str, run_id: str) -> list[dict[str, Any]]:
-    records, _ = load_records(run_id, uri)
-    return records
+    return run_source(run_id, uri).records
 
 
 def results_by_game(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -322,7 +321,7 @@ def test_a_game_that_kills_its_worker_every_time_costs_only_itself(
 
 
 def test_arena_bench_runs_and_reports_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
-    from arena.bench_arena import run_arena_bench
+    from arena.bench.arena import run_arena_bench
 
     out = run_arena_bench(GAME, 40, as_json=True)
     printed = json.loads(capsys.readouterr().out)

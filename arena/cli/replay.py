@@ -14,21 +14,10 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 
-from arena.errors import user_errors
+from arena.cli.common import TRACKING_HELP, rich_console, user_errors, warn
+from arena.errors import UserError
 from arena.replay.model import UnverifiedRecord
-
-TRACKING_HELP = "MLflow tracking URI (default: MLFLOW_TRACKING_URI or sqlite:///mlflow.db)."
-
-
-def _warn(message: str) -> None:
-    print(message, file=sys.stderr)
-
-
-def _console() -> Console:
-    """Rich output; when piped, wide enough that tables and titles are not wrapped."""
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 220)
 
 
 def _unverified(exc: UnverifiedRecord) -> NoReturn:
@@ -37,8 +26,6 @@ def _unverified(exc: UnverifiedRecord) -> NoReturn:
 
 
 def _parse_at(text: str, last: int) -> int:
-    from arena.errors import UserError
-
     if text in ("end", "last"):
         return last
     if text.lstrip("-").isdigit():
@@ -89,7 +76,7 @@ def replay_cmd(
     except UnverifiedRecord as exc:
         _unverified(exc)
     seat_no = parse_seat(seat, rp.num_players)
-    console = _console()
+    console = rich_console()
     if html is not None:
         from arena.replay.viewer import render_html
 
@@ -123,7 +110,7 @@ def list_games(
     from arena.replay.analysis import filter_games, game_rows, games_table
     from arena.replay.sources import load_verified
 
-    loaded = load_verified(source, tracking_uri, _warn)
+    loaded = load_verified(source, tracking_uri, warn)
     records = filter_games(loaded.records, bot, only_lost, game)
     if as_json:
         print(json.dumps(game_rows(records), indent=1))
@@ -134,7 +121,7 @@ def list_games(
     title = f"{loaded.label}: {len(records)} of {len(loaded.records)} games" + (
         f" ({', '.join(what)})" if what else ""
     )
-    _console().print(games_table(records, title))
+    rich_console().print(games_table(records, title))
 
 
 @user_errors
@@ -148,11 +135,10 @@ def stats_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Per-bot statistics: mean score by category, move-time percentiles, failures by kind."""
-    from arena.errors import UserError
     from arena.replay.analysis import bot_stats, filter_games, stats_tables
     from arena.replay.sources import load_verified
 
-    loaded = load_verified(source, tracking_uri, _warn)
+    loaded = load_verified(source, tracking_uri, warn)
     records = filter_games(loaded.records, bot, False, game)
     if not records:
         raise UserError(f"{loaded.label} holds no matching game records")
@@ -160,7 +146,7 @@ def stats_cmd(
     if as_json:
         print(json.dumps([s.to_json() for s in stats], indent=1))
         return
-    console = _console()
+    console = rich_console()
     for table in stats_tables(stats, f"{loaded.label}: {len(records)} games"):
         console.print(table)
 
@@ -179,7 +165,7 @@ def export_cmd(
     from arena.replay.analysis import export, filter_games
     from arena.replay.sources import load_verified
 
-    loaded = load_verified(source, tracking_uri, _warn)
+    loaded = load_verified(source, tracking_uri, warn)
     records = filter_games(loaded.records, bot, False, game)
     rows = export(records, out)
     print(f"{rows} rows ({len(records)} games x seats) written to {out}")
@@ -203,7 +189,6 @@ def viewers_cmd(
     tracking_uri: Annotated[str | None, typer.Option("--tracking-uri", help=TRACKING_HELP)] = None,
 ) -> None:
     """HTML viewers for a sample of games (each bot's lost games, games with failures)."""
-    from arena.errors import UserError
     from arena.replay.sources import is_file_source, load_source
     from arena.replay.viewer import log_viewers, write_sample_viewers
 
@@ -212,7 +197,6 @@ def viewers_cmd(
     if log and is_file_source(source):
         raise UserError("--log needs SOURCE to be an MLflow run id")
     loaded = load_source(source, tracking_uri)
-    warn = _warn
     if out is not None:
         paths = write_sample_viewers(loaded.records, out, per_bot_lost, limit, warn)
         for p in paths:
@@ -227,10 +211,3 @@ def viewers_cmd(
             warn=warn,
         )
         print(f"logged {len(names)} viewer(s) to MLflow run {source} under replays/")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("replay")(replay_cmd)
-    app.command("stats")(stats_cmd)
-    app.command("export")(export_cmd)
-    app.command("viewers")(viewers_cmd)

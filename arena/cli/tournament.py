@@ -1,23 +1,16 @@
-"""``arena tournament``, ``arena ratings``, ``arena sync`` and ``arena bench arena``."""
+"""``arena tournament``, ``arena ratings`` and ``arena sync``."""
 
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from arena.errors import UserError, user_errors
-
-
-def _split(text: str | None) -> list[str] | None:
-    if text is None:
-        return None
-    from arena.match.specs import split_bots
-
-    return split_bots(text)
+from arena.cli.common import parse_options, user_errors, warn
+from arena.errors import UserError
+from arena.match.specs import split_bots
 
 
 @user_errors
@@ -80,13 +73,12 @@ def tournament_cmd(
 
     Re-running the same config (or --resume) plays only the games not yet recorded.
     """
-    from arena.cli import parse_options
     from arena.tournament.config import load_config, resume_config
     from arena.tournament.run import run_tournament
 
     overrides: dict[str, Any] = {
         "game": game,
-        "bots": _split(bots),
+        "bots": split_bots(bots) if bots is not None else None,
         "players": players,
         "rounds": rounds,
         "seed": seed,
@@ -136,12 +128,18 @@ def ratings_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """The leaderboard of a tournament: rating ± 95% CI, Elo, games, score, failures."""
+    """The leaderboard of a tournament: rating ± 95% CI, Elo, games, score, failures.
+
+    Every record is verified first; one that does not replay is left out (named on
+    stderr), as in `arena games/stats/export`.
+    """
+    from arena.replay.sources import load_verified
     from arena.tournament.leaderboard import make_console, rich_table
     from arena.tournament.ratings import GameSummary, leaderboard
 
-    records, label = load_records(source, tracking_uri)
-    summaries = [GameSummary.of(r) for r in records]
+    loaded = load_verified(source, tracking_uri, warn)
+    label = loaded.label
+    summaries = [GameSummary.of(r) for r in loaded.records]
     if not summaries:
         raise UserError(f"{label} holds no game records")
     rows = leaderboard(summaries, None, bootstrap, seed)
@@ -149,53 +147,6 @@ def ratings_cmd(
         print(json.dumps([r.to_json() for r in rows], indent=1))
         return
     make_console().print(rich_table(rows, f"{label}: {len(summaries)} games"))
-
-
-def load_records(source: str, tracking_uri: str | None) -> tuple[list[dict[str, Any]], str]:
-    """Records from a tournament dir, a journal/record file, or an MLflow run's artifacts."""
-    from arena.match.records import read_records
-    from arena.tournament.journal import read_journal
-
-    path = Path(source)
-    if path.is_dir():
-        path = path / "journal.jsonl"
-        if not path.exists():
-            raise UserError(f"{source} is a directory without journal.jsonl")
-    if path.is_file():
-        if path.suffix == ".jsonl":
-            return list(read_journal(path)), str(source)
-        return list(read_records(path)), str(source)
-    return _run_records(source, tracking_uri)
-
-
-def _run_records(run_id: str, tracking_uri: str | None) -> tuple[list[dict[str, Any]], str]:
-    from mlflow import MlflowClient
-
-    from arena.tournament.journal import read_journal
-    from arena.tournament.tracking import default_tracking_uri
-
-    uri = tracking_uri or default_tracking_uri()
-    client = MlflowClient(tracking_uri=uri)
-    try:
-        run = client.get_run(run_id)
-    except Exception as exc:
-        raise UserError(
-            f"{run_id!r} is neither a file nor an MLflow run in {uri}: "
-            f"{str(exc).splitlines()[0][:200]}"
-        ) from None
-    with tempfile.TemporaryDirectory(prefix="mnr-ratings-") as tmp:
-        try:
-            local = client.download_artifacts(run_id, "records", tmp)
-        except Exception as exc:
-            raise UserError(f"run {run_id} has no records artifacts: {exc}") from None
-        records: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        for part in sorted(Path(local).glob("*.jsonl")):
-            for rec in read_journal(part):
-                if rec["game_id"] not in seen:
-                    seen.add(rec["game_id"])
-                    records.append(rec)
-    return records, f"run {run.info.run_name or run_id}"
 
 
 @user_errors
@@ -211,25 +162,3 @@ def sync_cmd(
     run_id, complete = sync_out_dir(out_dir, tracking_uri)
     state = "complete" if complete else "incomplete (resume it to play the rest)"
     print(f"synced {out_dir} to MLflow run {run_id}; the tournament is {state}")
-
-
-@user_errors
-def bench_arena_cmd(
-    game: Annotated[str | None, typer.Option("--game", help="Game (default: a fast one).")] = None,
-    games: Annotated[int, typer.Option("--games", help="Games per measurement.")] = 3000,
-    bot: Annotated[str, typer.Option("--bot", help="Bot spec of all 5 bots.")] = "random",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Tournament games/s on Ray (1 and 2 workers) vs sequential, and logging overhead."""
-    from arena.bench_arena import run_arena_bench
-
-    run_arena_bench(game, games, as_json, bot)
-
-
-def register(app: typer.Typer) -> None:
-    from arena.cli import bench_app
-
-    app.command("tournament")(tournament_cmd)
-    app.command("ratings")(ratings_cmd)
-    app.command("sync")(sync_cmd)
-    bench_app.command("arena")(bench_arena_cmd)

@@ -1,39 +1,17 @@
-"""``arena serve`` (the game server) and ``arena bench grpc``."""
+"""``arena serve``: the game server that remote bots connect to."""
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from arena.errors import UserError, user_errors
-
-SWITCH_INTERVAL_S = 0.0005
-"""GIL switch interval of a dedicated server process (see ServerConfig)."""
-
-
-class RecordJournal:
-    """Appends finished records to a JSONL file, aborted ones to ``<name>.aborted.jsonl``."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.aborted_path = path.with_name(f"{path.stem}.aborted{path.suffix or '.jsonl'}")
-        self._lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
-
-    def __call__(self, record: dict[str, Any]) -> None:
-        target = self.aborted_path if record.get("aborted") else self.path
-        line = json.dumps(record, separators=(",", ":")) + "\n"
-        with self._lock, target.open("a") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+from arena.cli.common import user_errors
+from arena.errors import UserError
 
 
 @user_errors
@@ -76,7 +54,8 @@ def serve_cmd(
     rest are aborted and recorded (in <records>.aborted.jsonl).
     """
     from arena.server import GameServer, ServerConfig, ServerError
-    from arena.server.hub import GC_THRESHOLD
+    from arena.server.app import RecordJournal
+    from arena.server.hub import GC_THRESHOLD, SWITCH_INTERVAL_S
 
     if not 0 <= port <= 65535:
         raise UserError(f"--port must be 0-65535, got {port}")
@@ -115,38 +94,3 @@ def serve_cmd(
     for table in aborted:
         print(f"aborted match {table.match_id}: {table.abort_reason}", file=sys.stderr)
     print(f"stopped; {len(aborted)} match(es) aborted", flush=True)
-
-
-@user_errors
-def bench_grpc_cmd(
-    moves: Annotated[int, typer.Option("--moves", help="Move exchanges to time.")] = 2000,
-    matches: Annotated[
-        int, typer.Option("--matches", help="Concurrent matches of the load test.")
-    ] = 200,
-    think_ms: Annotated[
-        float, typer.Option("--think-ms", help="Bot think time per move in the load test.")
-    ] = 500.0,
-    seconds: Annotated[
-        float, typer.Option("--seconds", help="Duration of the load measurement.")
-    ] = 10.0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Move round trip (full Zooloretto Mini exchange vs raw 200-byte ping-pong) and load."""
-    from arena.bench_grpc import print_report, run_bench
-
-    if moves < 10 or matches < 1 or seconds <= 0:
-        raise UserError("--moves must be >= 10, --matches >= 1 and --seconds > 0")
-    report = run_bench(moves=moves, matches=matches, think_ms=think_ms, seconds=seconds)
-    if as_json:
-        print(json.dumps(report, indent=1))
-    else:
-        print_report(report)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("serve")(serve_cmd)
-    # The `bench` group of *this* app (importing arena.cli would give another copy of it
-    # when the CLI runs as `python -m arena.cli`).
-    bench = next(g.typer_instance for g in app.registered_groups if g.name == "bench")
-    assert bench is not None
-    bench.command("grpc")(bench_grpc_cmd)

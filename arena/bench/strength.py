@@ -1,4 +1,4 @@
-"""Strength check of the reference bots: ``python -m bots.strength``.
+"""``arena bench strength``: the strength ladder of the reference bots.
 
 Plays, for every game asked for, ``--games`` games in which the bots (default
 ``random``, ``greedy`` and ``ismcts`` with the game's iteration budget from
@@ -6,30 +6,34 @@ Plays, for every game asked for, ``--games`` games in which the bots (default
 rotating the seats from game to game (each seed is played in every rotation, so seat
 and luck are shared fairly). It prints, per game and bot, the mean score and the win
 rate (a shared first place counts as a share of a win), each with a 95 % confidence
-interval (normal approximation, 1.96 standard errors), the mean time per move, and
-whether the bots are strictly ordered (each one's interval entirely above the next
-one's) by mean score and by win rate.
+interval (normal approximation, 1.96 standard errors), the mean, p99 and maximum time
+per move, and whether the bots are strictly ordered (each one's interval entirely above
+the next one's) by mean score and by win rate.
 
 Reproducible: the same ``--seed`` and bot specs give the same games (iteration budgets,
 not wall-clock ones, keep the search bots deterministic), whatever ``--workers``.
 
-    python -m bots.strength --game zooloretto_mini --games 60 --seed 1
-    python -m bots.strength --games 30 --workers 2 --json
+    arena bench strength --game zooloretto_mini --games 60 --seed 1
+    arena bench strength --games 30 --workers 2 --json
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
 import statistics
-import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+
+from arena.errors import UserError
+from arena.match.cmdbots import open_bots
+from arena.match.runner import MatchConfig, MatchSpec
+from arena.stats import percentile
+from engine import GAMES
 
 DEFAULT_BOTS = ("random", "greedy", "ismcts")
 ISMCTS_ITERATIONS = {
@@ -49,7 +53,7 @@ def default_bots(game: str) -> list[str]:
 
 
 @dataclass
-class BotStats:
+class StrengthStats:
     """Results of one bot in one game type."""
 
     spec: str
@@ -68,6 +72,7 @@ class BotStats:
             "win_rate": win,
             "win_rate_ci": win_half,
             "ms_per_move": statistics.fmean(self.ms) if self.ms else 0.0,
+            "p99_ms": percentile(self.ms, 99) if self.ms else 0.0,
             "max_ms": max(self.ms) if self.ms else 0.0,
         }
 
@@ -102,9 +107,6 @@ def play_one(
     A ``cmd:`` spec (e.g. ``cmd:python -m bots.ismcts_client --iterations 300``) plays
     its seat as a command bot over gRPC, through an embedded game server.
     """
-    from arena.match import MatchConfig, MatchSpec
-    from arena.match.cmdbots import open_bots
-
     k = len(bots)
     order = [bots[(i + rotation) % k] for i in range(k)]  # seat i plays order[i]
     with open_bots(order, MatchSpec(game, k, seed), MatchConfig()) as session:
@@ -135,7 +137,7 @@ def run_game(
             results = list(pool.map(_play_job, jobs))
     else:
         results = [_play_job(job) for job in jobs]
-    stats = [BotStats(b) for b in bots]
+    stats = [StrengthStats(b) for b in bots]
     for scores, ranks, ms in results:
         first = sum(1 for r in ranks if r == 1)
         for b in range(k):
@@ -157,7 +159,7 @@ def format_rows(game: str, rows: Sequence[dict[str, Any]]) -> str:
         lines.append(
             f"  {r['bot']:<28} mean {r['mean']:7.2f} ± {r['mean_ci']:5.2f}   "
             f"win {r['win_rate']:5.1%} ± {r['win_rate_ci']:5.1%}   "
-            f"{r['ms_per_move']:7.1f} ms/move (max {r['max_ms']:.0f})"
+            f"{r['ms_per_move']:7.1f} ms/move (p99 {r['p99_ms']:.0f}, max {r['max_ms']:.0f})"
         )
     by_win = sorted(rows, key=lambda r: r["win_rate"], reverse=True)
     lines.append(
@@ -168,37 +170,39 @@ def format_rows(game: str, rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from engine import GAMES
-
-    parser = argparse.ArgumentParser(prog="python -m bots.strength", description=__doc__)
-    parser.add_argument("--game", action="append", help="game id (repeatable; default all)")
-    parser.add_argument("--games", type=int, default=30, help="games per game id")
-    parser.add_argument("--seed", type=int, default=1, help="first seed")
-    parser.add_argument(
-        "--bot", action="append", help="bot spec (repeatable; default random, greedy, ismcts)"
-    )
-    parser.add_argument("--workers", type=int, default=1, help="parallel processes")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args(argv)
-    games = args.game or list(GAMES)
-    unknown = [g for g in games if g not in GAMES]
+def run_strength(
+    games: Sequence[str] | None,
+    bots: Sequence[str] | None,
+    n_games: int,
+    seed: int,
+    workers: int,
+    as_json: bool,
+) -> dict[str, Any]:
+    """``arena bench strength``: the ladder of every game in ``games`` (default all), each
+    printed as soon as it is done (or all of it as JSON at the end); returns the JSON."""
+    chosen = list(games or GAMES)
+    unknown = [g for g in chosen if g not in GAMES]
     if unknown:
-        parser.error(f"unknown game(s) {unknown}; known: {', '.join(GAMES)}")
+        raise UserError(f"unknown game(s) {unknown}; known: {', '.join(GAMES)}")
     out: dict[str, Any] = {}
-    for game in games:
-        bots = args.bot or default_bots(game)
+    for game in chosen:
+        table = list(bots or default_bots(game))
         t0 = time.perf_counter()
-        rows = run_game(game, bots, args.games, args.seed, args.workers)
+        rows = run_game(game, table, n_games, seed, workers)
         out[game] = {"rows": rows, "seconds": round(time.perf_counter() - t0, 1)}
-        if not args.json:
+        if not as_json:
             print(format_rows(game, rows), f"[{out[game]['seconds']} s]", flush=True)
-    if args.json:
-        print(json.dumps({"seed": args.seed, "games": args.games, "results": out}, indent=1))
-    return 0
+    report = {"seed": seed, "games": n_games, "results": out}
+    if as_json:
+        print(json.dumps(report, indent=1))
+    return report
 
 
-__all__ = ["BotStats", "default_bots", "main", "mean_ci", "run_game", "strictly_ordered"]
-
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = [
+    "StrengthStats",
+    "default_bots",
+    "mean_ci",
+    "run_game",
+    "run_strength",
+    "strictly_ordered",
+]

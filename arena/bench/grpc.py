@@ -2,7 +2,7 @@
 
 The game server runs in this process (as in ``arena play``), with the settings of
 ``arena serve`` (switch interval, collector thresholds and freeze); clients are separate
-processes (``arena.bench_grpc_client``, grpc.aio, same collector settings) so they do not
+processes (``arena.bench.grpc_client``, grpc.aio, same collector settings) so they do not
 share its GIL.
 
 1. ``ping_pong``: round trip of a raw 200-byte message on a bidi stream of the same
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import gc
 import json
-import statistics
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -31,10 +30,10 @@ import grpc
 
 from arena.errors import UserError
 from arena.server import GameServer, ServerConfig
-from arena.server.hub import GC_THRESHOLD
+from arena.server.hub import GC_THRESHOLD, SWITCH_INTERVAL_S
+from arena.stats import percentile
 
 RATIO_GOAL = 1.5
-SWITCH_INTERVAL_S = 0.0005
 LOAD_GOAL = 2.0
 LOAD_PROCESSES = 2
 
@@ -55,31 +54,20 @@ def echo_handler() -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler("menagerie.bench.Echo", {"PingPong": method})
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) by nearest rank.
-
-    >>> percentile([1.0, 2.0, 3.0, 4.0], 0.5)
-    2.0
-    """
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))
-    return ordered[k]
-
-
 def summary(latencies_us: list[float]) -> dict[str, float]:
     if not latencies_us:
         raise UserError("the benchmark collected no samples")
     return {
         "n": len(latencies_us),
-        "median_us": round(statistics.median(latencies_us), 1),
-        "p99_us": round(percentile(latencies_us, 0.99), 1),
+        "median_us": round(percentile(latencies_us, 50), 1),
+        "p99_us": round(percentile(latencies_us, 99), 1),
     }
 
 
 def _clients(address: str, runs: list[list[str]], timeout_s: float) -> list[dict[str, Any]]:
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "arena.bench_grpc_client", "--address", address, *args],
+            [sys.executable, "-m", "arena.bench.grpc_client", "--address", address, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -1,27 +1,24 @@
-"""The ``arena`` command line (Typer). Each area registers its commands here."""
+"""``arena games``, ``arena play`` and ``arena verify``: the games, one game, records."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from arena.errors import UserError, user_errors
+from arena.cli.common import parse_options, user_errors
+from arena.cli.replay import list_games
+from arena.errors import UserError
+from arena.match.cmdbots import open_bots
+from arena.match.records import read_records, verify_record, write_record
+from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec
+from arena.match.specs import split_bots
+from engine import CHANCE, GAMES, Action, State, get_game
+from engine.core import JSON
 
-app = typer.Typer(
-    help="Menagerie: play, serve, run tournaments, rate and replay board-game bots.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
-bench_app = typer.Typer(help="Benchmarks (engine, grpc, arena); --json for machine output.")
-app.add_typer(bench_app, name="bench")
 
-
-@app.command("games")
 @user_errors
 def games_cmd(
     source: Annotated[
@@ -41,11 +38,7 @@ def games_cmd(
     With SOURCE (an MLflow run id, a tournament dir or a record/journal file): the logged
     games instead, with ids, players, scores, ranks and events (--bot, --lost, --game).
     """
-    from engine import GAMES
-
     if source is not None or bot or lost or game:
-        from arena.cli_replay import list_games
-
         if source is None:
             raise UserError("--bot/--lost/--game filter logged games: give a run id or file")
         list_games(source, bot, lost, game, tracking_uri, as_json)
@@ -73,19 +66,6 @@ def games_cmd(
         print()
 
 
-def parse_options(text: str | None) -> dict[str, object]:
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"--options is not valid JSON: {exc.msg} (got {text!r})") from None
-    if not isinstance(value, dict):
-        raise UserError(f"--options must be a JSON object, got {text!r}")
-    return value
-
-
-@app.command("play")
 @user_errors
 def play_cmd(
     game: Annotated[str, typer.Argument(help="Game id (see `arena games`).")],
@@ -109,19 +89,14 @@ def play_cmd(
     ] = "forfeit",
 ) -> None:
     """Play one game between bots and print the result."""
-    from arena.play import play_one
-
     play_one(game, bots, players, seed, parse_options(options), record, show, move_ms, on_failure)
 
 
-@app.command("verify")
 @user_errors
 def verify_cmd(
     records: Annotated[list[Path], typer.Argument(help="Record files (.json or .jsonl).")],
 ) -> None:
     """Replay records and check each one's result and digest."""
-    from arena.match.records import read_records, verify_record
-
     bad = 0
     total = 0
     for path in records:
@@ -139,21 +114,18 @@ def verify_cmd(
         raise SystemExit(1)
 
 
-@bench_app.command("engine")
-@user_errors
-def bench_engine_cmd(
-    game: Annotated[str | None, typer.Option("--game", help="Only this game.")] = None,
-    seconds: Annotated[float, typer.Option("--seconds", help="Time per measurement.")] = 0.3,
-    repeats: Annotated[int, typer.Option("--repeats", help="Measurements (median).")] = 5,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Random-playout decisions/s and games/s per game and player count."""
-    from arena.bench_engine import run_engine_bench
-
-    run_engine_bench(game, seconds, repeats, as_json)
+def parse_show(show: str | None, num_players: int) -> tuple[bool, int | None]:
+    """``--show`` value -> (show at all, seat or None for the spectator)."""
+    if show is None:
+        return False, None
+    if show in ("", "spectator"):
+        return True, None
+    if not show.isdigit() or not 0 <= int(show) < num_players:
+        raise UserError(f"--show takes a seat 0..{num_players - 1} or nothing, got {show!r}")
+    return True, int(show)
 
 
-def _normalise_show(argv: list[str]) -> list[str]:
+def normalise_show(argv: list[str]) -> list[str]:
     """Let ``--show`` take an optional value: a bare ``--show`` means the spectator."""
     out: list[str] = []
     for i, arg in enumerate(argv):
@@ -165,31 +137,59 @@ def _normalise_show(argv: list[str]) -> list[str]:
     return out
 
 
-def _register_extensions() -> None:
-    """Commands that live with their area (server, tournament, replay, ...)."""
-    import importlib
+def play_one(
+    game_id: str,
+    bots: str,
+    players: int | None,
+    seed: int,
+    options: dict[str, JSON],
+    record_path: Path | None,
+    show: str | None,
+    move_ms: float | None,
+    on_failure: str,
+) -> dict[str, Any]:
+    game = get_game(game_id)
+    specs = split_bots(bots)
+    num_players = players if players is not None else len(specs)
+    if len(specs) == 1 and num_players > 1:
+        specs = specs * num_players
+    if len(specs) != num_players:
+        raise UserError(f"--players is {num_players} but --bots names {len(specs)} bot(s)")
+    if on_failure not in ("forfeit", "random"):
+        raise UserError(f"--on-failure must be forfeit or random, got {on_failure!r}")
+    policy: FailurePolicy = "forfeit" if on_failure == "forfeit" else "random"
+    game.new_game(num_players, options)  # validate before starting bots
+    do_show, seat = parse_show(show, num_players)
 
-    for name in EXTENSIONS:
-        importlib.import_module(name).register(app)
+    def on_step(state: State, player: int, action: Action) -> None:
+        who = "chance" if player == CHANCE else f"seat {player} ({specs[player]})"
+        print(f"--- step {len(state.history)}: {who}: {action}")
+        print(state.render(seat))
+
+    spec = MatchSpec(
+        game.id, num_players, seed, options, match_id=f"play-{seed}", game_id=f"play-{seed}"
+    )
+    if do_show:
+        print(game.new_game(num_players, options).render(seat))
+    # cmd: bots run as programs connected to an embedded game server (arena.match.cmdbots).
+    with open_bots(specs, spec, MatchConfig(move_ms, policy)) as session:
+        record = session.play(on_step if do_show else None)
+    print_summary(record)
+    if record_path is not None:
+        write_record(record, record_path)
+        print(f"record written to {record_path}")
+    return record
 
 
-EXTENSIONS: tuple[str, ...] = (
-    "arena.cli_tournament",
-    "arena.server.cli",
-    "arena.cli_replay",
-    "arena.botcheck",
-)
-
-
-def main() -> None:
-    _register_extensions()
-    sys.argv = [sys.argv[0], *_normalise_show(sys.argv[1:])]
-    app()
-
-
-if __name__ == "__main__":
-    # Run the importable module's main, so that extensions importing ``arena.cli``
-    # (for ``bench_app``) register on the same app as ``python -m arena.cli`` uses.
-    from arena.cli import main as _main
-
-    _main()
+def print_summary(record: dict[str, Any]) -> None:
+    result = record["result"]
+    ranks = record["standing"]["ranks"]
+    print(f"{record['game']}: {len(record['steps'])} steps, seed {record['seed']}")
+    for p in record["players"]:
+        s = p["seat"]
+        cats = ", ".join(f"{k} {v}" for k, v in result["breakdown"][s].items() if k != "total")
+        print(
+            f"  rank {ranks[s]}  seat {s} {p['name']:<12} score {result['scores'][s]:>6}  ({cats})"
+        )
+    for ev in record["events"]:
+        print(f"  event at step {ev['step']}: seat {ev['seat']} {ev['kind']}: {ev['reason']}")
