@@ -68,7 +68,9 @@ class TurnEncoder:
     """Encodes a game's ``Turn`` as serialised ``PlayResponse`` bytes (what the Play stream
     writes), from cached encodings of each legal action (``index`` aside) and the typed
     observation serialised once: no intermediate messages are built and copied into their
-    envelopes. The bytes equal ``PlayResponse(turn=...).SerializeToString()``."""
+    envelopes. The bytes equal ``PlayResponse(turn=...).SerializeToString(deterministic=True)``
+    (the observation's map entries in key order: the same observation is always the same
+    bytes; tests/wire/test_turn_encoder.py checks it for every game)."""
 
     def __init__(self, game_id: str) -> None:
         self.game_id = game_id
@@ -89,7 +91,8 @@ class TurnEncoder:
     def observation(self, observation: Mapping[str, JSON]) -> bytes:
         """The encoded envelope ``Observation`` of an observation JSON."""
         try:
-            inner = to_message(self._observation_class, observation).SerializeToString()
+            message = to_message(self._observation_class, observation)
+            inner = message.SerializeToString(deterministic=True)
         except WireError as exc:
             raise WireError(
                 f"{self.game_id} observation does not fit the wire schema: {exc}"
