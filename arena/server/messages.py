@@ -82,7 +82,9 @@ class TurnEncoder:
         """``LegalAction`` text and action fields of ``action`` (cached, shared by tables)."""
         hit = self._legal.get(action)
         if hit is None:
-            typed = action_to_proto(self.game_id, action.to_json()).SerializeToString()
+            typed = action_to_proto(self.game_id, action.to_json()).SerializeToString(
+                deterministic=True
+            )
             hit = _delimited(_TEXT, str(action).encode()) + _delimited(_ACTION, typed)
             if len(self._legal) < _CACHE_LIMIT:
                 self._legal[action] = hit
