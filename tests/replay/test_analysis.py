@@ -13,7 +13,7 @@ import pytest
 from arena.errors import UserError
 from arena.replay.analysis import bot_stats, export, filter_games, lost, seat_rows
 from arena.stats import percentile
-from tests.replay.helpers import arena, write_jsonl
+from tests.replay.helpers import arena, tampered_journal, write_jsonl
 
 
 def test_filters(league: list[dict[str, Any]]) -> None:
@@ -113,12 +113,7 @@ def test_a_tournament_dir_with_a_torn_journal(league: list[dict[str, Any]], tmp_
 def test_a_record_that_does_not_replay_is_reported_and_left_out(
     league: list[dict[str, Any]], tmp_path: Path
 ) -> None:
-    import copy
-
-    tampered = copy.deepcopy(league)
-    bad = tampered[3]
-    bad["result"]["scores"][0] += 7  # a score edited after the game
-    path = write_jsonl(tampered, tmp_path / "journal.jsonl")
+    path, bad = tampered_journal(league, tmp_path / "journal.jsonl")
     proc = arena("games", str(path), "--json")
     assert proc.returncode == 0, proc.stderr
     assert bad["game_id"] not in {g["game_id"] for g in json.loads(proc.stdout)}

@@ -3,12 +3,11 @@ verified, and one that does not replay is named on stderr and left out."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
-from tests.replay.helpers import arena, write_jsonl
+from tests.replay.helpers import arena, tampered_journal
 
 
 def rated_games(stdout: str) -> int:
@@ -19,10 +18,7 @@ def rated_games(stdout: str) -> int:
 def test_ratings_leave_out_a_record_that_does_not_replay(
     league: list[dict[str, Any]], tmp_path: Path
 ) -> None:
-    tampered = copy.deepcopy(league)
-    bad = tampered[3]
-    bad["result"]["scores"][0] += 7  # a score edited after the game
-    path = write_jsonl(tampered, tmp_path / "journal.jsonl")
+    path, bad = tampered_journal(league, tmp_path / "journal.jsonl")  # a score edited
     proc = arena("ratings", str(path), "--json", "--bootstrap", "5")
     assert proc.returncode == 0, proc.stderr
     assert rated_games(proc.stdout) == 2 * (len(league) - 1)
