@@ -184,6 +184,12 @@ def judge(choice: object, ms: float, legal: list[Action], config: MatchConfig) -
     action = resolve_choice(choice, legal)
     if isinstance(action, str):
         return legal[0], ms, ("illegal", action)
+    return timed(action, ms, config)
+
+
+def timed(action: Action, ms: float, config: MatchConfig) -> Answer:
+    """The Answer of a legal ``action`` chosen in ``ms``: a timeout event if that is
+    beyond the move clock (the move is played all the same)."""
     if config.move_ms is not None and ms > config.move_ms:
         return action, ms, ("timeout", f"took {ms:.1f} ms of {config.move_ms:.0f} ms")
     return action, ms, None

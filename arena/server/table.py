@@ -28,6 +28,7 @@ from menagerie.v1 import game_service_pb2 as pb
 
 from arena.match import Bot, MatchConfig, MatchSpec, MatchSteps, StepHook, Turn, ask, match_steps
 from arena.match.records import CHANCE_SEAT, FORMAT
+from arena.match.runner import timed
 from arena.server.messages import POLICIES, game_over_message, options_json, turn_encoder
 from arena.server.seats import (
     ANSWER,
@@ -162,7 +163,8 @@ class Table:
                 if kind == TURN:
                     turn = value
                 elif kind == MOVE:
-                    turn = steps.send(self._answer(*value))
+                    action, ms = value
+                    turn = steps.send(timed(action, ms, config))
                 elif kind == ANSWER:
                     turn = steps.send(value)
                 elif kind == DONE:
@@ -174,13 +176,6 @@ class Table:
             return done.value
         finally:
             self._steps = None
-
-    def _answer(self, action: Action, ms: float) -> tuple[Action, float, tuple[str, str] | None]:
-        """The Answer of a good move made in ``ms`` (late beyond the clock: an event)."""
-        move_ms = self._config.move_ms
-        if move_ms is not None and ms > move_ms:
-            return action, ms, ("timeout", f"took {ms:.1f} ms of {move_ms:.0f} ms")
-        return action, ms, None
 
     def answered_locked(self, pending: Pending, action: Action) -> None:
         """A good move answered ``pending`` (turn lock held, the receiving thread): advance
@@ -194,7 +189,7 @@ class Table:
             return
         started = time.perf_counter()
         try:
-            turn = steps.send(self._answer(action, ms))
+            turn = steps.send(timed(action, ms, self._config))
         except StopIteration as done:
             self.hand_back_locked((DONE, done.value))
             return
