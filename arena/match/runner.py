@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from arena.match.records import CHANCE_SEAT, CHECKPOINT_EVERY, FORMAT, short_digest, standing
 from bots.base import Bot, BotFailure, Turn
-from engine import CHANCE, Action, State, get_game
+from engine import CHANCE, Action, Game, State, get_game
 from engine.core import JSON, sample_outcome
 
 FailurePolicy = Literal["forfeit", "random"]
@@ -144,16 +144,7 @@ def match_steps(
 
     result = state.result()
     return {
-        "format": FORMAT,
-        "game": game.id,
-        "game_version": game.version,
-        "num_players": spec.num_players,
-        "options": spec.options,
-        "players": [{"seat": i, **bot_label(b)} for i, b in enumerate(bots)],
-        "tournament_id": spec.tournament_id,
-        "match_id": spec.match_id,
-        "game_id": spec.game_id,
-        "seed": spec.seed,
+        **record_head(spec, game, [{"seat": i, **bot_label(b)} for i, b in enumerate(bots)]),
         "steps": steps,
         "checkpoints": checkpoints,
         "events": events,
@@ -161,6 +152,24 @@ def match_steps(
         "standing": standing(result, forfeited),
         "digest": state.digest(),
         "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+    }
+
+
+def record_head(
+    spec: MatchSpec, game: Game, players: list[dict[str, JSON]], match_id: str = ""
+) -> dict[str, Any]:
+    """The fields a record starts with, up to ``steps`` (finished or aborted alike)."""
+    return {
+        "format": FORMAT,
+        "game": game.id,
+        "game_version": game.version,
+        "num_players": spec.num_players,
+        "options": spec.options,
+        "players": players,
+        "tournament_id": spec.tournament_id,
+        "match_id": spec.match_id or match_id,
+        "game_id": spec.game_id,
+        "seed": spec.seed,
     }
 
 

@@ -27,8 +27,8 @@ import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
 from arena.match import Bot, MatchConfig, MatchSpec, MatchSteps, StepHook, Turn, ask, match_steps
-from arena.match.records import CHANCE_SEAT, FORMAT
-from arena.match.runner import timed
+from arena.match.records import CHANCE_SEAT
+from arena.match.runner import record_head, timed
 from arena.server.messages import POLICIES, game_over_message, options_json, turn_encoder
 from arena.server.seats import (
     ANSWER,
@@ -43,6 +43,7 @@ from arena.server.seats import (
 )
 from arena.server.streams import Outbox
 from engine import CHANCE, Action, State, get_game
+from engine.core import JSON
 from wire.convert import observation_to_proto
 
 WAITING = pb.MATCH_STATUS_WAITING
@@ -367,17 +368,9 @@ class Table:
                     }
                 )
                 replay.apply(action)
+        players: list[dict[str, JSON]] = [{"seat": s, "name": n} for s, n in enumerate(self.names)]
         return {
-            "format": FORMAT,
-            "game": self.game.id,
-            "game_version": self.game.version,
-            "num_players": self.spec.num_players,
-            "options": self.spec.options,
-            "players": [{"seat": s, "name": n} for s, n in enumerate(self.names)],
-            "tournament_id": self.spec.tournament_id,
-            "match_id": self.spec.match_id or self.match_id,
-            "game_id": self.spec.game_id,
-            "seed": self.spec.seed,
+            **record_head(self.spec, self.game, players, self.match_id),
             "steps": steps,
             "aborted": True,
             "reason": self.abort_reason,
