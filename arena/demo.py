@@ -17,7 +17,8 @@ from arena.match.records import verify_record
 from arena.tournament.config import load_config
 from arena.tournament.journal import read_journal
 from arena.tournament.ray_runner import ray_session
-from arena.tournament.run import TournamentResult, run_tournament
+from arena.tournament.results import TournamentResult
+from arena.tournament.run import run_tournament
 from bots.registry import REFERENCE_BOTS
 from engine import GAMES
 
