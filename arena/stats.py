@@ -4,7 +4,9 @@ One percentile convention everywhere (``arena stats``/``export`` move times, ``a
 bench grpc`` latencies, ``arena bench strength`` move times): linear interpolation
 between the closest ranks, ``q`` in percent (0..100). It is numpy's default
 (``method="linear"``, Hyndman & Fan's type 7), and ``percentile(xs, 50)`` is the
-median (``statistics.median``).
+median (``statistics.median``). The bootstrap intervals of the ratings
+(``arena.tournament.ratings``) take numpy's vectorised ``np.percentile`` over many
+columns at once: the same convention.
 """
 
 from __future__ import annotations
