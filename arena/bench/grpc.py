@@ -29,8 +29,8 @@ from typing import Any
 import grpc
 
 from arena.errors import UserError
-from arena.server import GameServer, ServerConfig
-from arena.server.hub import GC_THRESHOLD, SWITCH_INTERVAL_S
+from arena.server.app import GameServer
+from arena.server.hub import GC_THRESHOLD, SWITCH_INTERVAL_S, ServerConfig
 from arena.stats import percentile
 
 RATIO_GOAL = 1.5

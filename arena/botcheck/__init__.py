@@ -35,21 +35,7 @@ and reports five checks per game, in plain words:
 A check is ``pass``, ``fail`` or ``skip`` (it could not be run because of an earlier
 failure, e.g. a bot that never joins). The command exits with status 1 if any check
 fails (``arena bot check``, :mod:`arena.cli.bot`).
+
+Modules: ``model`` (the config, the checks, runs and reports), ``runs`` (starting and
+playing the program; ``check_bot``), ``judge`` (the checks from the runs; the report).
 """
-
-from arena.botcheck.judge import judge, print_report
-from arena.botcheck.model import CHECKS, CheckConfig, CheckResult, GameReport, Report, Run
-from arena.botcheck.runs import check_bot, check_game
-
-__all__ = [
-    "CHECKS",
-    "CheckConfig",
-    "CheckResult",
-    "GameReport",
-    "Report",
-    "Run",
-    "check_bot",
-    "check_game",
-    "judge",
-    "print_report",
-]

@@ -1,5 +1,5 @@
 """``python -m arena.cli``: the ``arena`` command line."""
 
-from arena.cli import main
+from arena.cli.app import main
 
 main()

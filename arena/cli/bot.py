@@ -49,7 +49,9 @@ def check_cmd(
 
     Exit status 1 if any check fails. Example: arena bot check "node bots/node/bot.js"
     """
-    from arena.botcheck import CheckConfig, check_bot, print_report
+    from arena.botcheck.judge import print_report
+    from arena.botcheck.model import CheckConfig
+    from arena.botcheck.runs import check_bot
 
     games = [g.strip() for item in game or [] for g in item.split(",") if g.strip()]
     config = CheckConfig(

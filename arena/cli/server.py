@@ -53,9 +53,8 @@ def serve_cmd(
     gracefully: health turns NOT_SERVING, in-flight matches get --grace seconds, the
     rest are aborted and recorded (in <records>.aborted.jsonl).
     """
-    from arena.server import GameServer, ServerConfig, ServerError
-    from arena.server.app import RecordJournal
-    from arena.server.hub import GC_THRESHOLD, SWITCH_INTERVAL_S
+    from arena.server.app import GameServer, RecordJournal, ServerError
+    from arena.server.hub import GC_THRESHOLD, SWITCH_INTERVAL_S, ServerConfig
 
     if not 0 <= port <= 65535:
         raise UserError(f"--port must be 0-65535, got {port}")

@@ -215,3 +215,23 @@ def resolve_choice(choice: object, legal: list[Action]) -> Action | str:
             return choice
         return f"{choice} is not a legal action"
     return f"{choice!r} is neither an action nor an index"
+
+
+__all__ = [
+    "Answer",
+    "Bot",
+    "BotFailure",
+    "FailurePolicy",
+    "MatchConfig",
+    "MatchSpec",
+    "MatchSteps",
+    "StepHook",
+    "Turn",
+    "ask",
+    "judge",
+    "match_steps",
+    "play_match",
+    "record_head",
+    "resolve_choice",
+    "timed",
+]

@@ -9,18 +9,3 @@ its table), ``service`` (RPC handlers), ``messages`` (engine values -> wire mess
 The server plays matches with ``arena.match`` and converts with ``wire``; it imports
 nothing of ``bots``.
 """
-
-from arena.server.app import GameServer, ServerError
-from arena.server.hub import ServerConfig, drive
-from arena.server.seats import RemoteSeat
-from arena.server.table import MatchAborted, Table
-
-__all__ = [
-    "GameServer",
-    "MatchAborted",
-    "RemoteSeat",
-    "ServerConfig",
-    "ServerError",
-    "Table",
-    "drive",
-]

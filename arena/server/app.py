@@ -34,8 +34,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from arena.match import Bot, MatchConfig, MatchSpec, StepHook
 from arena.match.records import dumps_line
+from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.hub import Hub, ServerConfig, drive
 from arena.server.service import SERVICE, GameService, handler
 from arena.server.table import Table

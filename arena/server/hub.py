@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import Bot, MatchConfig, MatchSpec, StepHook
+from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.seats import RemoteSeat
 from arena.server.streams import StreamError
 from arena.server.table import MatchAborted, Table

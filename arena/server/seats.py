@@ -31,7 +31,7 @@ from typing import Any, Protocol
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import BotFailure, Turn
+from arena.match.runner import BotFailure, Turn
 from arena.server.messages import error_message
 from arena.server.streams import Outbox, StreamError
 from engine import Action, Game, IllegalActionError

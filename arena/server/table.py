@@ -26,9 +26,19 @@ from typing import Any
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import Bot, MatchConfig, MatchSpec, MatchSteps, StepHook, Turn, ask, match_steps
 from arena.match.records import CHANCE_SEAT
-from arena.match.runner import record_head, timed
+from arena.match.runner import (
+    Bot,
+    MatchConfig,
+    MatchSpec,
+    MatchSteps,
+    StepHook,
+    Turn,
+    ask,
+    match_steps,
+    record_head,
+    timed,
+)
 from arena.server.messages import POLICIES, game_over_message, options_json, turn_encoder
 from arena.server.seats import (
     ANSWER,

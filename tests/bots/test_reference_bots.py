@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from arena.match import MatchSpec, play_match
+from arena.match.runner import MatchSpec, play_match
 from arena.match.specs import make_bot
 from bots.base import Turn
 from bots.heuristics import heuristic_for

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from arena.match import MatchConfig, MatchSpec
 from arena.match.cmdbots import open_bots
+from arena.match.runner import MatchConfig, MatchSpec
 from arena.match.specs import make_bot
 from bots import sdk
 from bots.ismcts_client import WireSearchBot

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.match import MatchConfig, MatchSpec, play_match
+from arena.match.runner import MatchConfig, MatchSpec, play_match
 from bots.base import Turn
 
 GAMES = ("zooloretto_mini", "carson_city_zoo", "dziobaki", "panorama", "manatee_sanctuary")

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from arena.match import MatchConfig, MatchSpec
 from arena.match.cmdbots import open_bots
 from arena.match.records import verify_record
+from arena.match.runner import MatchConfig, MatchSpec
 from bots import sdk
 from engine import GAMES
 from tests.wire.helpers import SCRIPTED, BotThread, host, players_for, running_server

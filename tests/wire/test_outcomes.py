@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from arena.match import MatchConfig, MatchSpec
 from arena.match.cmdbots import open_bots
 from arena.match.records import verify_record
-from arena.server import ServerConfig
+from arena.match.runner import MatchConfig, MatchSpec
+from arena.server.hub import ServerConfig
 from tests.wire.helpers import SCRIPTED
 
 RANDOM_CMD = f"cmd:{sys.executable} -m bots.random_client --seed 2"
