@@ -60,7 +60,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	$(BIN)/python -m pytest --doctest-modules engine bots arena tests $(PYTEST_ARGS)
+	$(BIN)/python -m pytest --doctest-modules engine bots arena wire tests $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) demo-out .mypy_cache .ruff_cache .pytest_cache

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.records import read_records, verify_record
+from arena.match.records import read_records, verify_record
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:

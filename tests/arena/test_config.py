@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, load_config
+from arena.tournament.config import ConfigError, load_config
 from tests.arena.helpers import pick_game
 
 GAME = pick_game()
@@ -109,7 +109,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_code_2(tmp_path: Path) -
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
         f"error: {path}: colour (line 3): unknown key; known keys: "
-        + ", ".join(__import__("arena.config").config.FIELDS)
+        + ", ".join(__import__("arena.tournament.config").tournament.config.FIELDS)
     )
     assert "Traceback" not in proc.stderr
 
