@@ -142,7 +142,7 @@ def _check_result(state: State) -> None:
             if result.ranks[s] < result.ranks[t]:
                 assert result.scores[s] >= result.scores[t], "a better rank with a lower score"
     json.dumps(result.to_json())
-    if all(float(x).is_integer() for s in [result.scores] for x in s):
+    if all(float(x).is_integer() for x in result.scores):
         assert all(isinstance(x, int) for x in result.scores), "integer scores are ints"
 
 
