@@ -167,7 +167,8 @@ def to_message(cls: type[Message], data: Mapping[str, JSON]) -> Message:
         raise WireError(f"{desc.name}: {exc}") from None
 
 
-Plan = list[tuple[str, str, Callable[[Any], JSON]]]
+Plan = list[tuple[str, str, Callable[[Any], JSON], bool]]
+"""Per field: proto name, JSON key, value converter, and whether unset means null."""
 _PLANS: dict[str, Plan] = {}
 
 
@@ -196,8 +197,20 @@ def _plan(desc: Descriptor) -> Plan:
             conv = _as_list
         else:
             conv = _identity
-        plan.append((field.name, _json_key(field), conv))
+        plan.append((field.name, _json_key(field), conv, _has_explicit_presence(field)))
     return plan
+
+
+def _has_explicit_presence(field: Field) -> bool:
+    """A proto3 ``optional`` scalar (its synthetic oneof is named ``_<field>``): unset is
+    JSON null (e.g. the observation header's ``you`` for the spectator), not the zero value."""
+    oneof = field.containing_oneof
+    return (
+        field.message_type is None
+        and not _is_repeated(field)
+        and oneof is not None
+        and oneof.name == "_" + field.name
+    )
 
 
 def _list_of_messages(value: Any) -> JSON:
@@ -210,7 +223,10 @@ def _map_of_messages(value: Any) -> JSON:
 
 def to_dict(msg: Message) -> dict[str, JSON]:
     """The JSON object of a message: every field (defaults included) by its JSON key."""
-    return {key: conv(getattr(msg, name)) for name, key, conv in _plan(msg.DESCRIPTOR)}
+    return {
+        key: None if optional and not msg.HasField(name) else conv(getattr(msg, name))
+        for name, key, conv, optional in _plan(msg.DESCRIPTOR)
+    }
 
 
 # ---------------------------------------------------------------------------
