@@ -67,7 +67,7 @@ def test_zm_01_four_player_setup() -> None:
     play(state, "draw")
     outcomes = state.chance_outcomes()
     assert len(outcomes) == 75 and all(p == pytest.approx(1 / 75) for _, p in outcomes)
-    assert not [o for o, _ in outcomes if o.tile.startswith("S7")]  # type: ignore[attr-defined]
+    assert not [o for o, _ in outcomes if o.to_json()["tile"].startswith("S7")]
 
 
 def test_zm_02_draw_then_load_empty_truck_cannot_be_taken() -> None:
