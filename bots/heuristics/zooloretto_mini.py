@@ -44,6 +44,8 @@ from engine.zooloretto_mini.data import (
     animal_tiles,
 )
 
+ADULT_TILES = {s: len(animal_tiles(s)) for s in SPECIES}
+"""Adult animal tiles per species (11: the engine's tile set)."""
 BONUS_VALUE = 1.5
 POTENTIAL_WEIGHT = 0.7
 OPTION_WEIGHT = 0.5
@@ -179,7 +181,7 @@ def kind_of(tile: str) -> str:
 def unseen_by_species(obs: Mapping[str, Any]) -> dict[str, int]:
     """Undrawn adult animal tiles per species in play (public: pool minus everything seen)."""
     removed = set(obs["removed_species"])
-    left = {s: len(animal_tiles(s)) for s in SPECIES if s not in removed}
+    left = {s: n for s, n in ADULT_TILES.items() if s not in removed}
     seen: list[str] = list(obs["out_of_play"])
     if obs["drawn_tile"]:
         seen.append(obs["drawn_tile"])
