@@ -1,4 +1,4 @@
-"""Panorama components: the 36 designed tiles, the start tiles, goals and goal sets.
+"""Panorama data: the 36 designed tiles, the start tiles, goals, goal sets and phases.
 
 The tile data is the spec's machine-readable table (rows top to bottom, 3 cells each,
 left to right). Each tile is pre-analysed once at import: its cells are grouped into
@@ -206,3 +206,12 @@ GOAL_SETS: dict[str, tuple[str, str, str]] = {
 }
 SCENARIOS = tuple(k for k in GOAL_SETS if k != "first_game")
 GOAL_SET_VALUES = ("first_game", "random", *SCENARIOS)
+
+# ---------------------------------------------------------------------------
+# Phases of a state (PHASE_NAMES is what observations show)
+# ---------------------------------------------------------------------------
+
+GOAL, REVEAL_NODE, DROP_NODE, FLY_PHASE, PLACE_PHASE, OVER = range(6)
+PHASE_NAMES = ("goal_draw", "reveal", "balloon_drop", "fly", "place", "game_over")
+STACK_SIZE = 4
+"""Tiles per stack of the central tile at setup."""

@@ -1,4 +1,4 @@
-"""Zooloretto Mini components: species and tile ids, trucks, counts, and zoo scoring."""
+"""Zooloretto Mini data: species and tile ids, trucks, counts, phases, and zoo scoring."""
 
 from __future__ import annotations
 
