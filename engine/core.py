@@ -22,7 +22,7 @@ import json
 import random
 import types
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
@@ -401,6 +401,12 @@ class Game:
             opts[key] = spec.default if value is None else value
         return self._new_state(num_players, opts)
 
+    def components(self) -> dict[str, JSON]:
+        """Static data about the game's components that tools draw with (the HTML replay
+        viewer): what is printed on a tile or card that observations name only by id.
+        JSON-able, the same for every game of this version; ``{}`` when there is none."""
+        return {}
+
     def action_from_json(self, data: JSON) -> Action:
         """Decode an action or chance outcome from its JSON form."""
         return self._codec.decode(data)
@@ -496,6 +502,11 @@ class State:
     options: dict[str, JSON]
     history: list[Action]
 
+    _declared: ClassVar[StateFields | None] = None
+    """Per-class cache of :meth:`declared_fields` (read from the class's own ``__dict__``)."""
+    _copy_fields: ClassVar[Callable[[State, State], None] | None] = None
+    """Per-class cache of the generated field copier :meth:`clone` calls."""
+
     _BASE_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"game", "num_players", "options", "history", "_legal", "_BASE_FIELDS"}
     )
@@ -516,7 +527,7 @@ class State:
         fields = cls.__dict__.get("_declared")
         if fields is None:
             fields = StateFields(cls, cls._BASE_FIELDS)
-            cls._declared = fields  # type: ignore[attr-defined]  # per-class cache set lazily
+            cls._declared = fields
         return fields
 
     def _fields_changed(self) -> None:
@@ -578,13 +589,18 @@ class State:
 
     def clone(self) -> State:
         """An independent copy: every declared field copied as deep as its type says."""
-        other = object.__new__(type(self))
+        cls = type(self)
+        other = object.__new__(cls)
         other.game = self.game
         other.num_players = self.num_players
         other.options = self.options
         other.history = list(self.history)
         other._legal = self._legal
-        self._copy_into(other)
+        copy = cls.__dict__.get("_copy_fields")
+        if copy is None:  # first clone of this class: derive the copier once
+            copy = cls.declared_fields().copy_into
+            cls._copy_fields = copy
+        copy(self, other)
         return other
 
     def scores(self) -> list[float]:
@@ -638,9 +654,6 @@ class State:
 
     def _apply(self, action: Action) -> None:
         raise NotImplementedError
-
-    def _copy_into(self, other: State) -> None:
-        type(self).declared_fields().copy_into(self, other)
 
     def _observation(self, seat: int | None) -> dict[str, JSON]:
         raise NotImplementedError

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from arena.replay.model import Replay, UnverifiedRecord, load_replay
-from arena.replay.viewer_components import components
 from engine import get_game
 from engine.core import JSON
 
@@ -122,7 +121,7 @@ def viewer_data(rp: Replay) -> dict[str, JSON]:
         "forfeited": rp.forfeited,
         "digest": rec.get("digest"),
         "verified": True,
-        "components": components(rp.game),
+        "components": get_game(rp.game).components(),
     }
 
 
