@@ -27,9 +27,9 @@ from typing import Any
 
 from bots.heuristics.base import Heuristic
 from engine import Action, State
+from engine.carson_city_zoo.actions import Move, Place
+from engine.carson_city_zoo.data import DIR_INDEX, NEIGHBOURS, TARGET, character_value
 
-SIZE = 5
-DIRS = {"N": (-1, 0), "E": (0, 1), "S": (1, 0), "W": (0, -1)}
 P_NEXT = 0.75
 """Chance that a character threatened by the seat moving next is taken."""
 P_LATER = 0.4
@@ -37,24 +37,6 @@ P_LATER = 0.4
 P_OWN_TURN = 0.25
 """Chance when the owner of the threatened character is the one to move now."""
 P_MUTANT_GIFT = 0.5
-
-
-def value_of(char: str) -> int:
-    """The value of a character id (``Y5`` -> 5)."""
-    return int(char[1:])
-
-
-def neighbours(space: int) -> list[int]:
-    r, c = divmod(space, SIZE)
-    out = []
-    for dr, dc in DIRS.values():
-        rr, cc = r + dr, c + dc
-        if 0 <= rr < SIZE and 0 <= cc < SIZE:
-            out.append(rr * SIZE + cc)
-    return out
-
-
-NEIGHBOURS = tuple(tuple(neighbours(s)) for s in range(SIZE * SIZE))
 
 
 def owners(obs: Mapping[str, Any]) -> dict[str, int]:
@@ -73,17 +55,17 @@ def threat_adjustments(obs: Mapping[str, Any], num_players: int) -> list[float]:
         if not occ:
             continue
         owner = team_seat.get(occ[0], -1)
-        v = value_of(occ)
+        v = character_value(occ)
         best_p = 0.0
         best_seat = -1
-        for nb in NEIGHBOURS[sp["space"]]:
+        for _d, nb in NEIGHBOURS[sp["space"]]:
             other = spaces[nb]["occupant"]
             if not other or spaces[nb]["mutated"]:
                 continue
             q = team_seat.get(other[0], -1)
             if sp["mutated"]:
                 p = P_MUTANT_GIFT
-            elif q == owner or value_of(other) < v:
+            elif q == owner or character_value(other) < v:
                 continue
             elif owner == to_move:
                 p = P_OWN_TURN
@@ -137,17 +119,17 @@ def capture_values(obs: Mapping[str, Any], legal: Sequence[Action]) -> list[floa
     where = {sp["occupant"]: sp["space"] for sp in spaces if sp["occupant"]}
     out = []
     for a in legal:
-        char = str(getattr(a, "char", ""))
-        v_char = value_of(char)
-        if a.KIND == "place":
-            target = int(getattr(a, "space", 0))
-        else:
-            dr, dc = DIRS[str(getattr(a, "dir", "N"))]
-            r, c = divmod(where[char], SIZE)
-            target = (r + dr) * SIZE + c + dc
+        match a:
+            case Place(char=char, space=target):
+                pass
+            case Move(char=char, dir=direction):
+                target = TARGET[where[char]][DIR_INDEX[direction]]
+            case _:
+                raise TypeError(f"not a Carson City Zoo decision: {a}")
+        v_char = character_value(char)
         sp = spaces[target]
         if sp["occupant"]:
-            v = value_of(sp["occupant"]) + 0.5
+            v = character_value(sp["occupant"]) + 0.5
         else:
             top = sp["top_value"]
             v = float(top)

@@ -19,87 +19,35 @@ revealed tile where this evaluation of the own board is best, with a little nois
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from bots.heuristics.base import Heuristic
 from engine import Action, State
-from engine.dziobaki.components import (
-    CROSS_EDGES,
-    FINE_COLS,
-    ORIENTED_ANIMALS,
-    ORIENTED_ARMS,
-    PRINTED_CELLS,
-    QUAD_CELLS,
-    SPACES,
-    TILE_INDEX,
-)
+from engine.dziobaki.actions import Place
+from engine.dziobaki.data import CELL_SPACE, CROSS_QUADRANTS, PRINTED_CELLS, TILE_INDEX, board_codes
+from engine.dziobaki.scoring import animal_counts, meadow_ids
 
 OPEN_WEIGHT = 0.85
 CONFLICT_WEIGHT = 0.5
-NUM_CELLS = 6 * FINE_COLS
-SPACE_OF_CELL = tuple(
-    ((cell // FINE_COLS) // 2) * 4 + (cell % FINE_COLS) // 2 for cell in range(NUM_CELLS)
-)
-
-
-def board_codes(board: Mapping[str, Any]) -> list[int]:
-    """Oriented tile codes (``4 * tile + rotation``, -1 if empty) of an observed board."""
-    codes = [-1] * SPACES
-    for sp in board["spaces"]:
-        if sp["tile"]:
-            codes[sp["space"]] = 4 * TILE_INDEX[sp["tile"]] + sp["rotation"]
-    return codes
 
 
 def evaluate_board(codes: Sequence[int], side: str) -> float:
     """The estimate of one board (see the module docstring)."""
-    parent = list(range(NUM_CELLS))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for s in range(SPACES):
-        code = codes[s]
-        if code < 0:
-            continue
-        arms = ORIENTED_ARMS[code]
-        qc = QUAD_CELLS[s]
-        for a in range(4):
-            if not (arms >> a) & 1:
-                ra, rb = find(qc[a]), find(qc[(a + 1) & 3])
-                if ra != rb:
-                    parent[ra] = rb
-    touches: dict[int, set[int]] = {}  # meadow root -> empty spaces it touches
-    for a, b in CROSS_EDGES:
-        ea, eb = codes[SPACE_OF_CELL[a]] < 0, codes[SPACE_OF_CELL[b]] < 0
-        if ea and eb:
-            continue
-        if ea or eb:
-            cell, empty = (b, SPACE_OF_CELL[a]) if ea else (a, SPACE_OF_CELL[b])
-            touches.setdefault(find(cell), set()).add(empty)
-            continue
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[ra] = rb
-    counts: dict[int, list[int]] = {}
-    for s in range(SPACES):
-        code = codes[s]
-        if code < 0:
-            continue
-        qc = QUAD_CELLS[s]
-        for sp, q in ORIENTED_ANIMALS[code]:
-            counts.setdefault(find(qc[q]), [0, 0, 0, 0])[sp] += 1
-    # printed animals: in a meadow if their space is filled, else touching that empty space
+    ids = meadow_ids(codes, open_ground=False)  # the meadows of the placed tiles so far
+    touches: dict[int, set[int]] = {}  # meadow -> empty spaces it touches
+    for sa, qa, sb, qb in CROSS_QUADRANTS:
+        ida, idb = ids[sa], ids[sb]
+        if ida is None:
+            if idb is not None:
+                touches.setdefault(idb[qb], set()).add(sa)
+        elif idb is None:
+            touches.setdefault(ida[qa], set()).add(sb)
+    counts = animal_counts(codes, side, ids)
+    # printed animals next to an empty space touch that space
     loose: dict[int, list[int]] = {}
     for sp, cell in enumerate(PRINTED_CELLS[side]):
-        space = SPACE_OF_CELL[cell]
-        if codes[space] >= 0:
-            counts.setdefault(find(cell), [0, 0, 0, 0])[sp] += 1
-        else:
+        space = CELL_SPACE[cell]
+        if codes[space] < 0:
             loose.setdefault(space, [0, 0, 0, 0])[sp] += 1
     total = 0.0
     # per empty space: species -> animals of pure open meadows touching it (+ mixed flag)
@@ -163,8 +111,9 @@ class DziobakiHeuristic(Heuristic):
         side = obs["board_side"]
         best, best_v = legal[0], -1e9
         for a in legal:
+            assert isinstance(a, Place)
             trial = list(codes)
-            trial[int(getattr(a, "space", 0))] = 4 * tile + int(getattr(a, "rotation", 0))
+            trial[a.space] = 4 * tile + a.rotation
             v = evaluate_board(trial, side) + rng.random() * 0.3
             if v > best_v:
                 best, best_v = a, v

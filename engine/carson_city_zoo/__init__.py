@@ -51,17 +51,22 @@ Options
 - ``teams``: list of N distinct team ids from Y, B, G, R, one per seat (default null:
   ``["Y", "B", "G", "R"][:N]``). Cosmetic: it only changes the character ids.
 
-Observation (identical for every seat and the spectator: there is no private info)
-----------------------------------------------------------------------------------
-``{"phase": "deal" | "start" | "play" | "over", "current_player", "start_player"
-(-1 while undecided), "cards_dealt", "spaces": [25 x {"space", "row", "col", "cards"
-(0-2), "top_value" (face of the uppermost zoo card, -1 if none or still dealing),
-"occupant" (character id or ""), "mutated"}], "players": [per seat {"seat", "team",
-"hand": [ids], "on_board": [ids, active and mutated], "zoo_pile": [{"id", "value",
-"mutant"}], "character_pile": [{"id", "value", "mutated"}], "zoo_cards",
-"captured_characters", "surviving_characters", "total"}], "mutant_found": [4 bools,
-for the face values 0-3]}``. A zoo card on the board is shown only by its face value
-(never its Z-id, which would tell its back); ids and backs appear once captured.
+Observation (the same for every seat and the spectator: there is no private info)
+--------------------------------------------------------------------------------
+``{"you" (the viewing seat, null for the spectator), "phase": "deal" | "start" | "play" |
+"over", "current_player", "scores" (each seat's ``total`` so far: ``state.scores()``, final
+at the end), "start_player" (-1 while undecided), "cards_dealt", "spaces": [25 x {"space",
+"row", "col", "cards" (0-2), "top_value" (face of the uppermost zoo card, -1 if none or
+still dealing), "occupant" (character id or ""), "mutated"}], "players": [per seat
+{"seat", "team", "hand": [ids], "on_board": [ids, active and mutated], "zoo_pile":
+[{"id", "value", "mutant"}], "character_pile": [{"id", "value", "mutated"}], "zoo_cards",
+"captured_characters", "surviving_characters", "total"}], "mutant_found": [4 bools, for
+the face values 0-3]}``. A zoo card on the board is shown only by its face value
+(never its Z-id, which would tell its back); ids and backs appear once captured. Apart
+from ``you``, every seat and the spectator see the same observation.
+
+Scores are ints: ``state.scores()`` during play is each seat's total as if the game ended
+now (captures so far + its non-mutated characters), ``result().scores`` the final totals.
 
 Decisions on open points (beyond the spec's D1-D14)
 ---------------------------------------------------
@@ -69,7 +74,8 @@ Decisions on open points (beyond the spec's D1-D14)
   values: the per-card deal models one shuffle-and-lay-out, and showing each bottom
   card as it is dealt would leak the faces that the spec hides for the whole game.
 - E2. Option defaults are null (``start_player``: chance event; ``teams``: Y, B, G, R in
-  seat order). ``teams`` must be a list of exactly N distinct ids from Y, B, G, R.
+  seat order); null given explicitly means the default too. ``start_player`` must be an
+  integer 0..N-1, ``teams`` a list of exactly N distinct ids from Y, B, G, R.
 - E3. Capture piles keep capture order; a captured character keeps its ``mutated`` flag
   in the pile for display (it scores its value either way, D8/D9).
 - E4. ``resample(seat, rng)`` redraws the identities of all zoo cards still on the board
@@ -81,90 +87,25 @@ Decisions on open points (beyond the spec's D1-D14)
 - E6. ``from_observation`` (``rebuild``) redraws the same hidden part as ``resample``:
   the ids of the zoo cards on the board, uppermost ones keeping their face value.
 
-Layout: ``components`` (ids, geometry, action classes), ``state`` (rules, end check,
-scoring, resample), ``views`` (observation, render), ``rebuild`` (a state drawn from an
-observation, for ``from_observation``); this module holds the Game.
+Layout: ``data`` (ids, values, board geometry), ``actions`` (action classes and their
+interned tables), ``state`` (rules, end check, scoring, observation, resample), ``game``
+(the Game: options, variants, step bound), ``rebuild`` (a state drawn from an
+observation, for ``from_observation``), ``render`` (the text view, drawn from an
+observation).
 """
 
-from __future__ import annotations
-
-import random
-from collections.abc import Mapping
-
-from engine.carson_city_zoo import rebuild
-from engine.carson_city_zoo.components import (
-    NUM_CARDS,
-    TEAM_IDS,
-    Deal,
-    Move,
-    Place,
-    StartPlayer,
-)
+from engine.carson_city_zoo.actions import Deal, Move, Place, StartPlayer
+from engine.carson_city_zoo.game import CarsonCityZooGame
 from engine.carson_city_zoo.state import CarsonCityZooState
-from engine.core import JSON, Game, Option, State
 
+GAME = CarsonCityZooGame()
 
-class CarsonCityZoo(Game):
-    id = "carson_city_zoo"
-    name = "Apocalypse au Zoo de Carson City"
-    version = 1
-    min_players = 2
-    max_players = 4
-    option_specs = {
-        "start_player": Option(
-            None, "seat (0..N-1) that moves first; null (default): drawn by a chance event"
-        ),
-        "teams": Option(
-            None,
-            "list of N distinct team ids from Y (yellow), B (blue), G (green), R (red), one "
-            'per seat; cosmetic (character ids); null (default): ["Y","B","G","R"][:N]',
-        ),
-    }
-    action_classes = (Deal, StartPlayer, Place, Move)
-
-    def _check_option(self, key: str, value: JSON, num_players: int, options: object) -> str | None:
-        if value is None:
-            return None
-        if key == "start_player":
-            if (
-                not isinstance(value, int)
-                or isinstance(value, bool)
-                or not 0 <= value < num_players
-            ):
-                return f"must be a seat 0..{num_players - 1} or null"
-            return None
-        if key == "teams":
-            if not isinstance(value, list | tuple):
-                return f"must be a list of {num_players} team ids from Y, B, G, R"
-            if len(value) != num_players:
-                return f"must list exactly {num_players} team ids (one per seat)"
-            for t in value:
-                if t not in TEAM_IDS or not isinstance(t, str):
-                    return f"{t!r} is not a team id; team ids are Y, B, G, R"
-            if len(set(value)) != len(value):
-                return "team ids must be distinct"
-        return None
-
-    def _new_state(self, num_players: int, options: dict[str, JSON]) -> State:
-        if options.get("teams") is not None:
-            options["teams"] = list(options["teams"])
-        return CarsonCityZooState(self, num_players, options)
-
-    def _from_observation(
-        self, initial: State, seat: int, observation: Mapping[str, JSON], rng: random.Random
-    ) -> State:
-        assert isinstance(initial, CarsonCityZooState)
-        return rebuild.rebuild(initial, seat, observation, rng)
-
-    def step_bound(self, num_players: int, options: object) -> int:
-        # 50 deal nodes + 1 start-player node + at most 50 zoo + 16 character captures.
-        return NUM_CARDS + 1 + NUM_CARDS + 16
-
-    def variants(self, num_players: int) -> list[dict[str, JSON]]:
-        last = num_players - 1
-        return [{}, {"start_player": last, "teams": list(reversed(TEAM_IDS))[:num_players]}]
-
-
-GAME = CarsonCityZoo()
-
-__all__ = ["GAME", "CarsonCityZoo", "CarsonCityZooState", "Deal", "Move", "Place", "StartPlayer"]
+__all__ = [
+    "GAME",
+    "CarsonCityZooGame",
+    "CarsonCityZooState",
+    "Deal",
+    "Move",
+    "Place",
+    "StartPlayer",
+]

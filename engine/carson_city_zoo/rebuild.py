@@ -16,7 +16,7 @@ What it hides, and how it is drawn (with ``rng`` only):
   uniform over the consistent assignments. A mutant back whose card was captured is
   thereby never drawn again.
 - **Which deal slot each captured card came from.** The state keeps the 50 dealt cards
-  (``_deal``); the slots emptied by captures get the captured cards in a random order.
+  (``dealt``); the slots emptied by captures get the captured cards in a random order.
   Nothing in the rules depends on it; it keeps ``_deal`` a permutation of the 50 cards.
 
 The observation is checked on the way in (clear :class:`ValueError` messages for a wrong
@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from engine.carson_city_zoo.components import (
+from engine.carson_city_zoo.data import (
     CAPTURED,
     CARD_INDEX,
     CARD_MUTANT,
@@ -72,11 +72,13 @@ def rebuild(
     if to_move != seat:
         raise ValueError(f"the observation is seat {to_move}'s turn, not seat {seat}'s")
     start = read_int(obs["start_player"], "start_player", 0, n - 1)
-    if st._start >= 0 and start != st._start:
-        raise ValueError(f"start_player is {start}, but the option start_player is {st._start}")
-    st._phase = PLAY
-    st._player = seat
-    st._start = start
+    if st.start_player >= 0 and start != st.start_player:
+        raise ValueError(
+            f"start_player is {start}, but the option start_player is {st.start_player}"
+        )
+    st.phase = PLAY
+    st.current = seat
+    st.start_player = start
     players = read_list(obs["players"], "players", n)
     spaces = read_list(obs["spaces"], "spaces", NUM_SPACES)
 
@@ -84,9 +86,9 @@ def rebuild(
     where: dict[int, str] = {}
 
     def put(name: JSON, place: str, field: str) -> int:
-        c = st._cidx.get(name, -1) if isinstance(name, str) else -1
+        c = st.roster.index.get(name, -1) if isinstance(name, str) else -1
         if c < 0:
-            teams = ", ".join(st._teams)
+            teams = ", ".join(st.teams)
             raise ValueError(f"{field}: {name!r} is not a character of this game (teams {teams})")
         if c in where:
             raise ValueError(f"{field}: {name} is {place}, but also {where[c]}")
@@ -97,26 +99,26 @@ def rebuild(
     captured: set[int] = set()
     for p, raw in enumerate(players):
         entry = read_obj(raw, f"players[{p}]")
-        if entry["team"] != st._teams[p]:
+        if entry["team"] != st.teams[p]:
             raise ValueError(
-                f"players[{p}].team is {entry['team']!r}, but seat {p} plays {st._teams[p]!r}"
+                f"players[{p}].team is {entry['team']!r}, but seat {p} plays {st.teams[p]!r}"
             )
         for name in read_list(entry["hand"], f"players[{p}].hand"):
             c = put(name, f"in seat {p}'s hand", f"players[{p}].hand")
             if c // 4 != p:
                 raise ValueError(f"players[{p}].hand: {name} belongs to seat {c // 4}")
-            st._cpos[c] = IN_HAND
-        st._pile_chr[p] = []
+            st.character_space[c] = IN_HAND
+        st.character_piles[p] = []
         pile = read_list(entry["character_pile"], f"players[{p}].character_pile")
         for i, raw_char in enumerate(pile):
             field = f"players[{p}].character_pile[{i}]"
             char = read_obj(raw_char, field)
             c = put(char["id"], f"in seat {p}'s pile", field)
-            st._cpos[c] = CAPTURED
-            st._cmut[c] = char["mutated"] is True
-            st._pile_chr[p].append(c)
-        st._chr_pts[p] = sum(c % 4 + 3 for c in st._pile_chr[p])
-        st._pile_zoo[p] = []
+            st.character_space[c] = CAPTURED
+            st.mutated[c] = char["mutated"] is True
+            st.character_piles[p].append(c)
+        st.character_points[p] = sum(c % 4 + 3 for c in st.character_piles[p])
+        st.zoo_piles[p] = []
         for i, raw_card in enumerate(read_list(entry["zoo_pile"], f"players[{p}].zoo_pile")):
             field = f"players[{p}].zoo_pile[{i}]"
             card_id = read_obj(raw_card, field)["id"]
@@ -126,8 +128,8 @@ def rebuild(
             if card in captured:
                 raise ValueError(f"{field}: {card_id} is in a capture pile twice")
             captured.add(card)
-            st._pile_zoo[p].append(card)
-        st._zoo_pts[p] = sum(CARD_VALUE[card] for card in st._pile_zoo[p])
+            st.zoo_piles[p].append(card)
+        st.zoo_points[p] = sum(CARD_VALUE[card] for card in st.zoo_piles[p])
 
     # The board: occupants, stack sizes and uppermost faces.
     visible: list[tuple[int, int]] = []  # (deal slot, face value)
@@ -143,9 +145,9 @@ def rebuild(
             c = put(occupant, f"on space {s}", f"spaces[{s}].occupant")
             if count == 2:
                 raise ValueError(f"spaces[{s}]: an occupant never stands on 2 zoo cards")
-            st._occ[s] = c
-            st._cpos[c] = s
-            st._cmut[c] = entry["mutated"] is True
+            st.occupant[s] = c
+            st.character_space[c] = s
+            st.mutated[c] = entry["mutated"] is True
         if count == 0:
             emptied += [s, NUM_SPACES + s]
             continue
@@ -156,7 +158,7 @@ def rebuild(
         else:
             visible.append((s, face))
             emptied.append(NUM_SPACES + s)
-    nowhere = [st._cname[c] for c in range(4 * n) if c not in where]
+    nowhere = [st.roster.names[c] for c in range(4 * n) if c not in where]
     if nowhere:
         raise ValueError(f"character(s) {nowhere} are in no hand, on no space and in no pile")
     if on_board + len(captured) != NUM_CARDS:
@@ -165,7 +167,7 @@ def rebuild(
             f"they must add up to {NUM_CARDS}"
         )
 
-    mutated = sum(st._cmut)
+    mutated = sum(st.mutated)
     found = sum(CARD_MUTANT[card] for card in captured)
     if mutated != found:
         raise ValueError(
@@ -178,19 +180,19 @@ def rebuild(
     gone = sorted(captured)
     rng.shuffle(gone)
     cards.update(zip(emptied, gone, strict=True))
-    st._deal = [cards[slot] for slot in range(NUM_CARDS)]
-    st._undealt = []
-    st._bot = st._deal[:NUM_SPACES]
-    st._top = st._deal[NUM_SPACES:]
+    st.dealt = [cards[slot] for slot in range(NUM_CARDS)]
+    st.undealt = []
+    st.bottom = st.dealt[:NUM_SPACES]
+    st.top = st.dealt[NUM_SPACES:]
     for slot in emptied:
         if slot < NUM_SPACES:
-            st._bot[slot] = -1
+            st.bottom[slot] = -1
         else:
-            st._top[slot - NUM_SPACES] = -1
+            st.top[slot - NUM_SPACES] = -1
 
-    placeable = any(st._occ[s] < 0 and st._bot[s] >= 0 for s in range(NUM_SPACES))
-    stuck = [q for q in range(n) if not st._has_action(q, placeable)]
+    stuck = st.stuck_seats()
     if stuck:
         raise ValueError(f"seat {stuck[0]} has no legal action, so the game would be over")
-    st._legal = None
+    type(st).declared_fields().check_complete(st)
+    st._fields_changed()
     return st

@@ -1,36 +1,45 @@
-"""Carson City Zoo rules: the position, legal actions, effects, end check, scoring."""
+"""Carson City Zoo rules: the position, legal actions, effects, end check, scoring, the
+observation and resampling."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from typing import Annotated
 
-from engine.carson_city_zoo import views
-from engine.carson_city_zoo.components import (
-    CAPTURED,
-    CARD_INDEX,
-    CARD_MUTANT,
-    CARD_VALUE,
-    DEAL,
+from engine.carson_city_zoo.actions import (
     DEAL_ACTIONS,
-    DIR_INDEX,
-    IN_HAND,
     MOVE_ACTIONS,
-    NEIGHBOURS,
-    NUM_CARDS,
-    NUM_SPACES,
-    OVER,
     PLACE_ACTIONS,
-    PLAY,
-    START,
-    TARGET,
-    TEAM_IDS,
-    VALUES,
+    START_ACTIONS,
     Deal,
     Move,
     Place,
     StartPlayer,
 )
+from engine.carson_city_zoo.data import (
+    CAPTURED,
+    CARD_IDS,
+    CARD_INDEX,
+    CARD_MUTANT,
+    CARD_VALUE,
+    DEAL,
+    DIR_INDEX,
+    IN_HAND,
+    NEIGHBOURS,
+    NUM_CARDS,
+    NUM_SPACES,
+    OVER,
+    PHASE_NAMES,
+    PLAY,
+    SIZE,
+    START,
+    TARGET,
+    TEAM_IDS,
+    Roster,
+    roster,
+)
+from engine.carson_city_zoo.render import render_observation
 from engine.core import (
     CHANCE,
     JSON,
@@ -41,6 +50,7 @@ from engine.core import (
     State,
     competition_ranks,
 )
+from engine.fields import Digest
 
 
 def draw_board_cards(
@@ -78,112 +88,95 @@ def draw_board_cards(
     return out, sorted(rest)
 
 
-# ---------------------------------------------------------------------------
-# State
-# ---------------------------------------------------------------------------
-
-
 class CarsonCityZooState(State):
-    """A position. Characters are indexed ``c = 4 * seat + (value - 3)``.
+    """A position. Characters are indexed ``c = 4 * seat + (value - 3)``, zoo cards 0-49."""
 
-    ``_bot``/``_top``: the zoo card (0-49) at the bottom/top of each space, -1 if none
-    (a top card only ever lies on a bottom card). ``_occ``: the occupant character of
-    each space or -1. ``_cpos``: each character's space, IN_HAND or CAPTURED; ``_cmut``:
-    whether it is mutated. ``_deal``: the card dealt at each deal node so far (slot j is
-    the bottom of space j for j < 25, the top of space j - 25 otherwise).
-    """
-
-    _teams: tuple[str, ...]
-    _cname: tuple[str, ...]
-    _cidx: dict[str, int]
-    _phase: int
-    _player: int
-    _start: int
-    _deal: list[int]
-    _undealt: list[int]
-    _bot: list[int]
-    _top: list[int]
-    _occ: list[int]
-    _cpos: list[int]
-    _cmut: list[bool]
-    _pile_zoo: list[list[int]]
-    _pile_chr: list[list[int]]
-    _zoo_pts: list[int]
-    _chr_pts: list[int]
+    teams: tuple[str, ...]
+    """The team id of each seat (Y, B, G, R)."""
+    roster: Annotated[Roster, Digest(skip=True)]
+    """The characters of these teams: ids by index and back (derived from ``teams``)."""
+    phase: int
+    """DEAL, START, PLAY or OVER (an index into PHASE_NAMES)."""
+    current: Annotated[int, Digest(key="player")]
+    """The seat to move in play (-1 before play; the seat that moved last once over)."""
+    start_player: Annotated[int, Digest(key="start")]
+    """The seat that moves first, -1 while undecided."""
+    dealt: Annotated[list[int], Digest(key="deal")]
+    """The zoo card dealt at each deal node so far (slot j < 25: bottom of space j, else
+    top of space j - 25)."""
+    undealt: Annotated[list[int], Digest(skip=True)]
+    """The zoo cards not dealt yet, ascending (the complement of ``dealt``)."""
+    bottom: Annotated[list[int], Digest(key="bot")]
+    """The bottom zoo card of each space, -1 if none."""
+    top: list[int]
+    """The top zoo card of each space, -1 if none (a top card only lies on a bottom card)."""
+    occupant: Annotated[list[int], Digest(key="occ")]
+    """The character standing on each space, -1 if none."""
+    character_space: Annotated[list[int], Digest(key="cpos")]
+    """Each character's space, IN_HAND or CAPTURED."""
+    mutated: Annotated[list[bool], Digest(key="cmut")]
+    """Whether each character is mutated."""
+    zoo_piles: Annotated[list[list[int]], Digest(key="pile_zoo")]
+    """Each seat's captured zoo cards, in capture order."""
+    character_piles: Annotated[list[list[int]], Digest(key="pile_chr")]
+    """Each seat's captured characters, in capture order."""
+    zoo_points: Annotated[list[int], Digest(skip=True)]
+    """Each seat's points from captured zoo cards (the sum over ``zoo_piles``)."""
+    character_points: Annotated[list[int], Digest(skip=True)]
+    """Each seat's points from captured characters (the sum over ``character_piles``)."""
 
     def __init__(self, game: Game, num_players: int, options: dict[str, JSON]) -> None:
         super().__init__(game, num_players, options)
         teams = options.get("teams")
-        self._teams = tuple(teams) if teams else TEAM_IDS[:num_players]
-        self._cname = tuple(f"{t}{v}" for t in self._teams for v in VALUES)
-        self._cidx = {name: i for i, name in enumerate(self._cname)}
-        self._phase = DEAL
-        self._player = -1
+        self.teams = tuple(teams) if teams else TEAM_IDS[:num_players]
+        self.roster = roster(self.teams)
+        self.phase = DEAL
+        self.current = -1
         start = options.get("start_player")
-        self._start = start if isinstance(start, int) else -1
-        self._deal = []
-        self._undealt = list(range(NUM_CARDS))
-        self._bot = [-1] * NUM_SPACES
-        self._top = [-1] * NUM_SPACES
-        self._occ = [-1] * NUM_SPACES
-        self._cpos = [IN_HAND] * (4 * num_players)
-        self._cmut = [False] * (4 * num_players)
-        self._pile_zoo = [[] for _ in range(num_players)]
-        self._pile_chr = [[] for _ in range(num_players)]
-        self._zoo_pts = [0] * num_players
-        self._chr_pts = [0] * num_players
+        self.start_player = start if isinstance(start, int) else -1
+        self.dealt = []
+        self.undealt = list(range(NUM_CARDS))
+        self.bottom = [-1] * NUM_SPACES
+        self.top = [-1] * NUM_SPACES
+        self.occupant = [-1] * NUM_SPACES
+        self.character_space = [IN_HAND] * (4 * num_players)
+        self.mutated = [False] * (4 * num_players)
+        self.zoo_piles = [[] for _ in range(num_players)]
+        self.character_piles = [[] for _ in range(num_players)]
+        self.zoo_points = [0] * num_players
+        self.character_points = [0] * num_players
 
     # -- contract ------------------------------------------------------------
 
     @property
     def current_player(self) -> int:
-        phase = self._phase
+        phase = self.phase
         if phase == PLAY:
-            return self._player
+            return self.current
         if phase == OVER:
             return TERMINAL
         return CHANCE
 
-    def _copy_into(self, other: State) -> None:
-        assert isinstance(other, CarsonCityZooState)
-        other._teams = self._teams
-        other._cname = self._cname
-        other._cidx = self._cidx
-        other._phase = self._phase
-        other._player = self._player
-        other._start = self._start
-        other._deal = self._deal[:]
-        other._undealt = self._undealt[:]
-        other._bot = self._bot[:]
-        other._top = self._top[:]
-        other._occ = self._occ[:]
-        other._cpos = self._cpos[:]
-        other._cmut = self._cmut[:]
-        other._pile_zoo = [p[:] for p in self._pile_zoo]
-        other._pile_chr = [p[:] for p in self._pile_chr]
-        other._zoo_pts = self._zoo_pts[:]
-        other._chr_pts = self._chr_pts[:]
-
     def _chance_outcomes(self) -> list[tuple[Action, float]]:
-        if self._phase == DEAL:
-            p = 1.0 / len(self._undealt)
-            return [(DEAL_ACTIONS[c], p) for c in self._undealt]
+        if self.phase == DEAL:
+            p = 1.0 / len(self.undealt)
+            return [(DEAL_ACTIONS[c], p) for c in self.undealt]
         p = 1.0 / self.num_players
-        return [(StartPlayer(s), p) for s in range(self.num_players)]
+        return [(START_ACTIONS[s], p) for s in range(self.num_players)]
 
     def _legal_actions(self) -> list[Action]:
-        return self._actions_of(self._player)
+        return self._actions_of(self.current)
 
     def _actions_of(self, p: int) -> list[Action]:
         """Every legal action of seat ``p`` in the current position (canonical order)."""
-        team = self._teams[p]
-        cpos = self._cpos
+        team = self.teams[p]
+        cpos = self.character_space
         base = 4 * p
         out: list[Action] = []
         hand = [vi for vi in range(4) if cpos[base + vi] == IN_HAND]
         if hand:
-            occ = self._occ
-            bot = self._bot
+            occ = self.occupant
+            bot = self.bottom
             spaces = [s for s in range(NUM_SPACES) if occ[s] < 0 and bot[s] >= 0]
             if spaces:
                 rows = PLACE_ACTIONS[team]
@@ -194,7 +187,7 @@ class CarsonCityZooState(State):
         for vi in range(4):
             c = base + vi
             s = cpos[c]
-            if s >= 0 and not self._cmut[c]:
+            if s >= 0 and not self.mutated[c]:
                 for d, t in NEIGHBOURS[s]:
                     if self._can_enter(p, vi, t):
                         out.append(moves[vi][d])
@@ -202,15 +195,15 @@ class CarsonCityZooState(State):
 
     def _can_enter(self, p: int, vi: int, t: int) -> bool:
         """Whether seat p's active character of value index vi may step onto space t."""
-        o = self._occ[t]
+        o = self.occupant[t]
         if o < 0:
-            return self._bot[t] >= 0
-        if self._cmut[o]:
+            return self.bottom[t] >= 0
+        if self.mutated[o]:
             return True
         return o // 4 != p and o % 4 <= vi
 
     def _has_action(self, p: int, placeable: bool) -> bool:
-        cpos = self._cpos
+        cpos = self.character_space
         base = 4 * p
         for vi in range(4):
             c = base + vi
@@ -218,7 +211,7 @@ class CarsonCityZooState(State):
             if s == IN_HAND:
                 if placeable:
                     return True
-            elif s >= 0 and not self._cmut[c]:
+            elif s >= 0 and not self.mutated[c]:
                 for _d, t in NEIGHBOURS[s]:
                     if self._can_enter(p, vi, t):
                         return True
@@ -226,154 +219,162 @@ class CarsonCityZooState(State):
 
     def is_legal(self, action: Action) -> bool:
         # Same answer as the base class, without scanning the action lists.
-        phase = self._phase
-        kind = type(action)
+        phase = self.phase
         if phase == DEAL:
-            return kind is Deal and CARD_INDEX.get(action.card, -1) in self._undealt  # type: ignore[attr-defined]
-        if phase == PLAY and (kind is Place or kind is Move):
+            return isinstance(action, Deal) and CARD_INDEX.get(action.card, -1) in self.undealt
+        if phase == PLAY and isinstance(action, (Move, Place)):
             return self._check(action) is None
         return State.is_legal(self, action)
 
-    def _check(self, action: Action) -> str | None:
+    def _check(self, action: Place | Move) -> str | None:
         """Why the place/move ``action`` is illegal for the player to move, or None."""
-        p = self._player
-        char: str = action.char  # type: ignore[attr-defined]
-        c = self._cidx.get(char, -1)
+        p = self.current
+        char: str = action.char
+        c = self.roster.index.get(char, -1)
         if c < 0:
-            return f"{char} is not in this game (teams: {', '.join(self._teams)})"
+            return f"{char} is not in this game (teams: {', '.join(self.teams)})"
         if c // 4 != p:
-            return f"{char} belongs to seat {c // 4}, not to seat {p} (team {self._teams[p]})"
-        pos = self._cpos[c]
-        if isinstance(action, Place):
-            if pos != IN_HAND:
-                where = "was captured" if pos == CAPTURED else f"is on space {pos}"
-                return f"{char} is not in hand: it {where}"
-            s = action.space
-            if not 0 <= s < NUM_SPACES:
-                return f"space must be 0..24, got {s}"
-            o = self._occ[s]
-            if o >= 0:
-                star = "*" if self._cmut[o] else ""
-                return f"space {s} is occupied by {self._cname[o]}{star}"
-            if self._bot[s] < 0:
-                return f"space {s} has no zoo card left"
-            return None
-        assert isinstance(action, Move)
-        if pos == IN_HAND:
-            return f"{char} is in hand, not on the board"
-        if pos == CAPTURED:
-            return f"{char} was captured"
-        if self._cmut[c]:
-            return f"{char} is mutated and can no longer move"
-        t = TARGET[pos][DIR_INDEX[action.dir]]
-        if t < 0:
-            return f"{char} on space {pos} cannot go {action.dir}: off the board"
-        o = self._occ[t]
-        if o < 0:
-            if self._bot[t] < 0:
-                return f"{char} cannot go {action.dir}: space {t} is empty"
-            return None
-        if self._cmut[o]:
-            return None
-        name = self._cname[o]
-        if o // 4 == p:
-            return f"{char} cannot go {action.dir}: own character {name} stands on space {t}"
-        if o % 4 > c % 4:
-            return f"{char} cannot go {action.dir}: {name} on space {t} is worth more"
-        return None
+            return f"{char} belongs to seat {c // 4}, not to seat {p} (team {self.teams[p]})"
+        pos = self.character_space[c]
+        match action:  # moves first: the most frequent
+            case Move():
+                direction = action.dir
+                if pos == IN_HAND:
+                    return f"{char} is in hand, not on the board"
+                if pos == CAPTURED:
+                    return f"{char} was captured"
+                if self.mutated[c]:
+                    return f"{char} is mutated and can no longer move"
+                t = TARGET[pos][DIR_INDEX[direction]]
+                if t < 0:
+                    return f"{char} on space {pos} cannot go {direction}: off the board"
+                o = self.occupant[t]
+                if o < 0:
+                    if self.bottom[t] < 0:
+                        return f"{char} cannot go {direction}: space {t} is empty"
+                    return None
+                if self.mutated[o]:
+                    return None
+                name = self.roster.names[o]
+                if o // 4 == p:
+                    return f"{char} cannot go {direction}: own character {name} stands on space {t}"
+                if o % 4 > c % 4:
+                    return f"{char} cannot go {direction}: {name} on space {t} is worth more"
+                return None
+            case Place():
+                if pos != IN_HAND:
+                    where = "was captured" if pos == CAPTURED else f"is on space {pos}"
+                    return f"{char} is not in hand: it {where}"
+                s = action.space
+                if not 0 <= s < NUM_SPACES:
+                    return f"space must be 0..24, got {s}"
+                o = self.occupant[s]
+                if o >= 0:
+                    star = "*" if self.mutated[o] else ""
+                    return f"space {s} is occupied by {self.roster.names[o]}{star}"
+                if self.bottom[s] < 0:
+                    return f"space {s} has no zoo card left"
+                return None
 
     def _illegal_reason(self, action: Action) -> str:
-        if self._phase == PLAY and isinstance(action, Place | Move):
+        if self.phase == PLAY and isinstance(action, Place | Move):
             reason = self._check(action)
             if reason:
                 return f"{action} is illegal: {reason}"
         return State._illegal_reason(self, action)
 
     def _apply(self, action: Action) -> None:
-        kind = type(action)
-        if kind is Place:
-            self._apply_place(action)  # type: ignore[arg-type]
-        elif kind is Move:
-            self._apply_move(action)  # type: ignore[arg-type]
-        elif kind is Deal:
-            self._apply_deal(action)  # type: ignore[arg-type]
-        else:
-            assert isinstance(action, StartPlayer)
-            self._start = action.seat
-            self._player = action.seat
-            self._phase = PLAY
+        match action:  # most frequent first: 50 deals, then mostly moves
+            case Deal():
+                self._apply_deal(action)
+            case Move():
+                self._apply_move(action)
+            case Place():
+                self._apply_place(action)
+            case StartPlayer(seat=seat):
+                self.start_player = seat
+                self.current = seat
+                self.phase = PLAY
 
     def _apply_deal(self, action: Deal) -> None:
         card = CARD_INDEX[action.card]
-        j = len(self._deal)
-        self._deal.append(card)
-        self._undealt.remove(card)
+        j = len(self.dealt)
+        self.dealt.append(card)
+        self.undealt.remove(card)
         if j < NUM_SPACES:
-            self._bot[j] = card
+            self.bottom[j] = card
         else:
-            self._top[j - NUM_SPACES] = card
+            self.top[j - NUM_SPACES] = card
         if j == NUM_CARDS - 1:
-            if self._start >= 0:
-                self._player = self._start
-                self._phase = PLAY
+            if self.start_player >= 0:
+                self.current = self.start_player
+                self.phase = PLAY
             else:
-                self._phase = START
+                self.phase = START
 
     def _take_zoo_card(self, p: int, c: int, s: int) -> None:
         """Seat p's character c captures the top zoo card of space s (mutation check)."""
-        card = self._top[s]
+        card = self.top[s]
         if card >= 0:
-            self._top[s] = -1
+            self.top[s] = -1
         else:
-            card = self._bot[s]
-            self._bot[s] = -1
-        self._pile_zoo[p].append(card)
-        self._zoo_pts[p] += CARD_VALUE[card]
+            card = self.bottom[s]
+            self.bottom[s] = -1
+        self.zoo_piles[p].append(card)
+        self.zoo_points[p] += CARD_VALUE[card]
         if CARD_MUTANT[card]:
-            self._cmut[c] = True
+            self.mutated[c] = True
 
     def _apply_place(self, action: Place) -> None:
-        p = self._player
-        c = self._cidx[action.char]
+        p = self.current
+        c = self.roster.index[action.char]
         s = action.space
         self._take_zoo_card(p, c, s)
-        self._occ[s] = c
-        self._cpos[c] = s
+        self.occupant[s] = c
+        self.character_space[c] = s
         self._after_action(p)
 
     def _apply_move(self, action: Move) -> None:
-        p = self._player
-        c = self._cidx[action.char]
-        s = self._cpos[c]
+        p = self.current
+        c = self.roster.index[action.char]
+        s = self.character_space[c]
         t = TARGET[s][DIR_INDEX[action.dir]]
-        occ = self._occ
+        occ = self.occupant
         occ[s] = -1
         o = occ[t]
         if o >= 0:
-            self._cpos[o] = CAPTURED
-            self._pile_chr[p].append(o)
-            self._chr_pts[p] += o % 4 + 3
+            self.character_space[o] = CAPTURED
+            self.character_piles[p].append(o)
+            self.character_points[p] += o % 4 + 3
         else:
             self._take_zoo_card(p, c, t)
         occ[t] = c
-        self._cpos[c] = t
+        self.character_space[c] = t
         self._after_action(p)
+
+    def placeable(self) -> bool:
+        """Whether some space without occupant still has a zoo card (a place is possible)."""
+        occ = self.occupant
+        bot = self.bottom
+        for s in range(NUM_SPACES):  # noqa: SIM110 (hot path: a loop is faster than any())
+            if occ[s] < 0 and bot[s] >= 0:
+                return True
+        return False
+
+    def stuck_seats(self) -> list[int]:
+        """The seats without a legal action (the game ends as soon as there is one)."""
+        placeable = self.placeable()
+        return [q for q in range(self.num_players) if not self._has_action(q, placeable)]
 
     def _after_action(self, p: int) -> None:
         """The end check: the game ends at once if any player has no legal action."""
-        occ = self._occ
-        bot = self._bot
-        placeable = False
-        for s in range(NUM_SPACES):
-            if occ[s] < 0 and bot[s] >= 0:
-                placeable = True
-                break
+        placeable = self.placeable()
         n = self.num_players
         for q in range(n):
             if not self._has_action(q, placeable):
-                self._phase = OVER
+                self.phase = OVER
                 return
-        self._player = (p + 1) % n
+        self.current = (p + 1) % n
 
     # -- scoring -------------------------------------------------------------
 
@@ -381,14 +382,14 @@ class CarsonCityZooState(State):
         total = 0
         for vi in range(4):
             c = 4 * p + vi
-            if self._cpos[c] != CAPTURED and not self._cmut[c]:
+            if self.character_space[c] != CAPTURED and not self.mutated[c]:
                 total += vi + 3
         return total
 
     def breakdown(self, p: int) -> dict[str, int]:
         """Seat p's score so far by the spec's categories (final once the game is over)."""
-        zoo = self._zoo_pts[p]
-        chars = self._chr_pts[p]
+        zoo = self.zoo_points[p]
+        chars = self.character_points[p]
         surv = self._surviving(p)
         return {
             "zoo_cards": zoo,
@@ -397,30 +398,19 @@ class CarsonCityZooState(State):
             "total": zoo + chars + surv,
         }
 
+    def _scores(self) -> list[float]:
+        return [self.breakdown(p)["total"] for p in range(self.num_players)]
+
     def _result(self) -> Result:
         parts = [self.breakdown(p) for p in range(self.num_players)]
         totals = [b["total"] for b in parts]
         return Result(
-            scores=[float(t) for t in totals],
-            breakdown=[{k: float(v) for k, v in b.items()} for b in parts],
+            scores=[b["total"] for b in parts],
+            breakdown=[dict(b) for b in parts],
             ranks=competition_ranks(totals),
         )
 
-    def _full_state(self) -> JSON:
-        return {
-            "teams": list(self._teams),
-            "phase": self._phase,
-            "player": self._player,
-            "start": self._start,
-            "deal": self._deal,
-            "bot": self._bot,
-            "top": self._top,
-            "occ": self._occ,
-            "cpos": self._cpos,
-            "cmut": self._cmut,
-            "pile_zoo": self._pile_zoo,
-            "pile_chr": self._pile_chr,
-        }
+    # -- resampling ------------------------------------------------------------
 
     def _resample(self, seat: int, rng: random.Random) -> State:
         """Redraw the ids of the zoo cards on the board (and undealt), keeping faces seen.
@@ -431,12 +421,12 @@ class CarsonCityZooState(State):
         """
         other = self.clone()
         assert isinstance(other, CarsonCityZooState)
-        show_faces = self._phase != DEAL
+        show_faces = self.phase != DEAL
         visible: list[tuple[int, int]] = []  # (slot, face value)
         hidden: list[int] = []
-        pool: list[int] = list(self._undealt)
+        pool: list[int] = list(self.undealt)
         for s in range(NUM_SPACES):
-            b, t = self._bot[s], self._top[s]
+            b, t = self.bottom[s], self.top[s]
             for slot, card in ((s, b), (NUM_SPACES + s, t)):
                 if card < 0:
                     continue
@@ -447,24 +437,84 @@ class CarsonCityZooState(State):
                 else:
                     hidden.append(slot)
         cards, rest = draw_board_cards(pool, visible, hidden, rng)
-        new_deal = other._deal
-        other._undealt = rest
+        new_deal = other.dealt
+        other.undealt = rest
         for slot, card in cards.items():
             new_deal[slot] = card
             if slot < NUM_SPACES:
-                other._bot[slot] = card
+                other.bottom[slot] = card
             else:
-                other._top[slot - NUM_SPACES] = card
+                other.top[slot - NUM_SPACES] = card
         dealt = len(new_deal)
-        if len(self.history) >= dealt and all(type(a) is Deal for a in self.history[:dealt]):
+        if len(self.history) >= dealt and all(isinstance(a, Deal) for a in self.history[:dealt]):
             other.history = [DEAL_ACTIONS[c] for c in new_deal] + self.history[dealt:]
-        other._legal = None
+        other._fields_changed()
         return other
 
-    # -- views (engine/carson_city_zoo/views.py) ---------------------------------
+    # -- observation -------------------------------------------------------------
+
+    def top_value(self, s: int) -> int:
+        """The face value of the uppermost zoo card of space ``s`` (-1 if none or dealing)."""
+        if self.phase == DEAL:
+            return -1
+        card = self.top[s]
+        if card < 0:
+            card = self.bottom[s]
+        return CARD_VALUE[card] if card >= 0 else -1
 
     def _observation(self, seat: int | None) -> dict[str, JSON]:
-        return views.observation(self, seat)
+        names = self.roster.names
+        spaces: list[JSON] = []
+        for s in range(NUM_SPACES):
+            o = self.occupant[s]
+            spaces.append(
+                {
+                    "space": s,
+                    "row": s // SIZE,
+                    "col": s % SIZE,
+                    "cards": (self.bottom[s] >= 0) + (self.top[s] >= 0),
+                    "top_value": self.top_value(s),
+                    "occupant": names[o] if o >= 0 else "",
+                    "mutated": o >= 0 and self.mutated[o],
+                }
+            )
+        players: list[JSON] = []
+        found = [False] * 4
+        totals: list[JSON] = []
+        for p in range(self.num_players):
+            cs = range(4 * p, 4 * p + 4)
+            for card in self.zoo_piles[p]:
+                if CARD_MUTANT[card]:
+                    found[CARD_VALUE[card]] = True
+            entry: dict[str, JSON] = {
+                "seat": p,
+                "team": self.teams[p],
+                "hand": [names[c] for c in cs if self.character_space[c] == IN_HAND],
+                "on_board": [names[c] for c in cs if self.character_space[c] >= 0],
+                "zoo_pile": [
+                    {"id": CARD_IDS[z], "value": CARD_VALUE[z], "mutant": CARD_MUTANT[z]}
+                    for z in self.zoo_piles[p]
+                ],
+                "character_pile": [
+                    {"id": names[c], "value": c % 4 + 3, "mutated": self.mutated[c]}
+                    for c in self.character_piles[p]
+                ],
+            }
+            breakdown = self.breakdown(p)
+            entry.update(breakdown)
+            players.append(entry)
+            totals.append(breakdown["total"])
+        return {
+            "you": seat,
+            "phase": PHASE_NAMES[self.phase],
+            "current_player": self.current_player,
+            "scores": totals,
+            "start_player": self.start_player if self.phase >= PLAY else -1,
+            "cards_dealt": len(self.dealt),
+            "spaces": spaces,
+            "players": players,
+            "mutant_found": found,
+        }
 
     def render(self, seat: int | None = None) -> str:
-        return views.render(self, seat)
+        return render_observation(self.observation(seat))

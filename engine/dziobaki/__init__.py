@@ -26,8 +26,10 @@ Steps (JSON exactly as in the spec):
   seat has committed, then all are applied at once. Legal: every empty space of the
   mover's own board x 4 rotations, ascending space then rotation.
 
-Observation (``observation(seat)``; spectator ``None``), fixed keys: ``current_player``,
-``viewer`` (-1 spectator), ``phase`` ("reveal"/"place"/"over"), ``round`` (0 before the
+Observation (``observation(seat)``; spectator ``None``), fixed keys: ``you`` (the viewing
+seat, null for the spectator), ``current_player``, ``viewer`` (-1 spectator; deprecated in
+favour of ``you``), ``phase`` ("reveal"/"place"/"over"), ``scores`` (each board's
+``total`` as in ``boards``: ``state.scores()``), ``round`` (0 before the
 first reveal), ``board_side``, ``all_together``, ``revealed_tile`` (tile being placed
 this round, "" otherwise), ``revealed`` (ids in reveal order), ``stack_size``,
 ``unrevealed`` (public multiset of the stack, ascending), ``supply`` (tile types not yet
@@ -40,34 +42,48 @@ of the last completed round) and ``ranks`` (empty until the end).
 Score breakdown keys: meadows_platypus, meadows_koala, meadows_kangaroo, meadows_glider,
 all_together_bonus, total, max_platypus_in_meadow (tie-break only, not in total).
 
-Decisions on open points left by the spec (in the spirit of its D1-D12):
+Decisions on open points left by the spec (in the spirit of its D1-D12), with the ids
+DZ1-DZ6 of the rules doc's "Decisions in this implementation":
 
-* Provisional score: during play ``score`` in observations and ``render`` treats empty
-  spaces as open ground without rivers or animals; at the end it is the final score.
-* "Already committed" (C04): ``apply`` always acts for ``current_player``, and a seat
+* DZ1. Provisional score: during play ``score`` in observations and ``render`` (and
+  ``state.scores()``) treats empty spaces as open ground without rivers or animals; at the
+  end it is the final score. Boards, and so these scores, are as of the last completed
+  round.
+* DZ2. "Already committed" (C04): ``apply`` always acts for ``current_player``, and a seat
   that has committed is no longer to move, so its second ``place`` is out of turn;
-  ``DziobakiState.illegal_reason_for(seat, action)`` states this to that seat only
-  ("seat s has already committed this round ..."), changing nothing.
-* ``resample(seat)`` re-draws each other seat's pending commitment of this round
+  ``DziobakiState.illegal_reason_for(seat, action)`` (``state.py``) states this to that
+  seat only ("seat s has already committed this round ..."), changing nothing.
+* DZ3. ``resample(seat)`` re-draws each other seat's pending commitment of this round
   uniformly among that seat's legal placements (the only thing ``seat`` cannot see)
   and rewrites those history entries to match; boards, reveals and the viewer's own
   commitment are kept. ``GAME.from_observation`` (module ``rebuild``) draws the same
-  hidden commitments from an observation alone; a rebuilt state's history starts
-  empty, so ``resample`` rewrites only the commitments its history records.
-* The spectator and every seat see which seats have committed (public through the
+  hidden commitments from an observation alone, with the same helper
+  (``state.draw_commitment``); a rebuilt state's history starts empty, so ``resample``
+  rewrites only the commitments its history records.
+* DZ4. The spectator and every seat see which seats have committed (public through the
   fixed seat order) but never what they committed.
-* ``Result.scores`` are the totals; ranks use (total, max_platypus_in_meadow).
-* Options are strict: ``board_side`` must be the string "A" or "B", ``all_together``
-  a JSON boolean.
+* DZ5. ``Result.scores`` are the totals (ints); ranks use (total, max_platypus_in_meadow).
+* DZ6. Options are strict: ``board_side`` must be the string "A" or "B", ``all_together``
+  a JSON boolean; null means the default (the engine contract).
+
+Layout: ``data`` (tiles, board geometry, the spec's board notation), ``actions`` (action
+classes and their interned tables), ``state`` (the rules, observation, resample),
+``scoring`` (meadows and the score breakdown), ``game`` (the Game: options, variants, step
+bound), ``rebuild`` (a state drawn from an observation), ``render`` (the text view, drawn
+from an observation).
 """
 
-from engine.dziobaki.components import parse_board, tile_text
-from engine.dziobaki.game import GAME, Dziobaki, DziobakiState, Place, Reveal
+from engine.dziobaki.actions import Place, Reveal
+from engine.dziobaki.data import parse_board, tile_text
+from engine.dziobaki.game import DziobakiGame
 from engine.dziobaki.scoring import Meadow, meadows, score_board
+from engine.dziobaki.state import DziobakiState
+
+GAME = DziobakiGame()
 
 __all__ = [
     "GAME",
-    "Dziobaki",
+    "DziobakiGame",
     "DziobakiState",
     "Meadow",
     "Place",

@@ -10,9 +10,10 @@ The only hidden part is what the lower seats ``0 .. seat-1`` committed this roun
 placement is serialised in seat order, so the observer knows *that* they committed,
 from ``committed``, but not *what*). Each such commitment is drawn with ``rng``,
 independently and uniformly among that seat's legal placements (empty space x rotation),
-by :func:`draw_commitment`, the same helper :meth:`DziobakiState._resample` uses. That is
-uniform over all consistent assignments, since the seats' choices do not constrain one
-another.
+by :func:`~engine.dziobaki.state.draw_commitment`, the same helper
+:meth:`DziobakiState._resample` uses. That is uniform over all consistent assignments,
+since the seats' choices do not constrain one another. The state is made with
+:func:`engine.fields.build`, which refuses a missing field.
 
 The observation is checked on the way in (clear :class:`ValueError` messages for a wrong
 phase, seat, option, unknown or repeated tile, a board that does not hold exactly the
@@ -25,22 +26,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from engine.core import JSON
-from engine.dziobaki.components import NUM_TILES, ROUNDS, SPACES, TILE_IDS, TILE_INDEX
+from engine.dziobaki.data import NUM_TILES, ROUNDS, SPACES, TILE_IDS, TILE_INDEX
+from engine.dziobaki.state import DziobakiState, draw_commitment
+from engine.fields import build
 from engine.observed import read_int, read_list, read_obj
-
-if TYPE_CHECKING:
-    from engine.dziobaki.game import DziobakiState
-
-
-def draw_commitment(empty_mask: int, rng: random.Random) -> int:
-    """A uniformly random legal commitment ``4*space + rotation`` on a board whose empty
-    spaces are the bits of ``empty_mask`` (which must not be 0)."""
-    empties = [s for s in range(SPACES) if empty_mask >> s & 1]
-    s = rng.choice(empties)
-    return 4 * s + rng.randrange(4)
 
 
 def _tile(value: JSON, where: str) -> int:
@@ -80,9 +71,10 @@ def _board(value: JSON, seat: int, placed: set[int]) -> list[int]:
 
 
 def rebuild(
-    state: DziobakiState, seat: int, observation: Mapping[str, JSON], rng: random.Random
+    initial: DziobakiState, seat: int, observation: Mapping[str, JSON], rng: random.Random
 ) -> DziobakiState:
-    """Fill the fresh ``state`` in place from ``seat``'s ``observation`` and return it."""
+    """The state of ``seat``'s ``observation`` (a new one, of ``initial``'s game, player count
+    and options)."""
     obs = observation
     if obs["phase"] != "place":
         raise ValueError(
@@ -93,11 +85,11 @@ def rebuild(
             f"the observation is not one of seat {seat}'s turns: viewer "
             f"{obs['viewer']!r}, current_player {obs['current_player']!r}"
         )
+    options = initial.options
     for key in ("board_side", "all_together"):
-        if obs[key] != state.options[key] or type(obs[key]) is not type(state.options[key]):
+        if obs[key] != options[key] or type(obs[key]) is not type(options[key]):
             raise ValueError(
-                f"observation field {key} is {obs[key]!r} but the game option is "
-                f"{state.options[key]!r}"
+                f"observation field {key} is {obs[key]!r} but the game option is {options[key]!r}"
             )
     rnd = read_int(obs["round"], "round", 1, ROUNDS)
     revealed_obs = read_list(obs["revealed"], "revealed")
@@ -115,17 +107,21 @@ def rebuild(
             f"{TILE_IDS[revealed[-1]]}, got {obs['revealed_tile']!r}"
         )
     placed = set(revealed[:-1])
-    boards_obs = read_list(obs["boards"], "boards", state.num_players)
+    n = initial.num_players
+    boards_obs = read_list(obs["boards"], "boards", n)
     boards = [_board(b, j, placed) for j, b in enumerate(boards_obs)]
-
-    state._round = rnd
-    state._revealed = revealed
-    state._remaining = ((1 << NUM_TILES) - 1) & ~sum(1 << t for t in revealed)
-    state._boards = boards
-    state._empty = [sum(1 << s for s in range(SPACES) if b[s] < 0) for b in boards]
-    state._pending = [
-        draw_commitment(state._empty[j], rng) if j < seat else -1 for j in range(state.num_players)
-    ]
-    state._cp = seat
-    state._legal = None
+    empty = [sum(1 << s for s in range(SPACES) if b[s] < 0) for b in boards]
+    state: DziobakiState = build(
+        DziobakiState,
+        initial.game,
+        n,
+        options,
+        round=rnd,
+        revealed=revealed,
+        remaining=((1 << NUM_TILES) - 1) & ~sum(1 << t for t in revealed),
+        boards=boards,
+        empty=empty,
+        commitments=[draw_commitment(empty[j], rng) if j < seat else -1 for j in range(n)],
+        current=seat,
+    )
     return state

@@ -1,4 +1,5 @@
-"""Text drawing of Dziobaki boards and tiles in the spec's diagram notation.
+"""Text view of Dziobaki (drawn from an observation, so it shows nothing hidden): the boards
+and tiles in the spec's diagram notation.
 
 Each space is 7 characters wide and 3 lines high: a line of its two northern quadrants,
 a line for the west/east river arms, a line of its two southern quadrants. Upper-case
@@ -9,17 +10,22 @@ outside the frame. An empty space shows its number.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from engine.dziobaki.components import (
+from engine.core import JSON
+from engine.dziobaki.data import (
     COLS,
     FINE_COLS,
     ORIENTED_ANIMALS,
     ORIENTED_ARMS,
     PRINTED_CELLS,
     PRINTED_MARGINS,
+    ROUNDS,
     ROWS,
+    SEAT_COLOURS,
     SPECIES_LETTER,
+    TILE_INDEX,
+    board_codes,
 )
 
 
@@ -83,3 +89,51 @@ def rotations_lines(tile: int) -> list[str]:
     frame = "    ".join("+" + "-" * 7 + "+" for _ in range(4))
     body = ["    ".join("|" + b[i] + "|" for b in blocks) for i in range(3)]
     return [head, frame, *body, frame]
+
+
+def render_observation(obs: Mapping[str, JSON]) -> str:
+    """The round, the revealed tile, the viewer's commitment and every board of
+    observation ``obs`` as text."""
+    cp = obs["current_player"]
+    side = obs["board_side"]
+    seat = obs["you"]
+    lines = [
+        f"Dziobaki - round {obs['round']}/{ROUNDS}, board side {side}, "
+        f"all together {'on' if obs['all_together'] else 'off'}, {obs['stack_size']} "
+        f"tiles in the stack"
+    ]
+    lines.append(f"Not revealed yet: {' '.join(obs['unrevealed']) or '-'}")
+    phase = obs["phase"]
+    if phase == "reveal":
+        lines.append("Next: the caller (seat 0) reveals the top tile of his stack.")
+    elif phase == "place":
+        tile = obs["revealed_tile"]
+        lines.append(f"Revealed tile: {tile} (every player places his copy)")
+        lines.extend("  " + x for x in rotations_lines(TILE_INDEX[tile]))
+        done = ", ".join(str(j) for j, c in enumerate(obs["committed"]) if c) or "nobody"
+        lines.append(f"Committed: {done}; seat {cp} ({SEAT_COLOURS[cp]}) to place.")
+        mine = obs["my_commitment"]
+        if mine["space"] >= 0:
+            lines.append(
+                f"Your commitment (hidden from the others): space {mine['space']}, "
+                f"rotation {mine['rotation']}"
+            )
+    else:
+        lines.append("Game over.")
+    over = phase == "over"
+    for j, board in enumerate(obs["boards"]):
+        sc = board["score"]
+        you = " (you)" if seat == j else ""
+        head = (
+            f"Seat {j} ({SEAT_COLOURS[j]}){you}: {'final' if over else 'so far'} {sc['total']} = "
+            f"P {sc['meadows_platypus']} + K {sc['meadows_koala']} + "
+            f"R {sc['meadows_kangaroo']} + G {sc['meadows_glider']} + "
+            f"bonus {sc['all_together_bonus']}; max platypus/meadow "
+            f"{sc['max_platypus_in_meadow']}"
+        )
+        if over:
+            head += f"; rank {obs['ranks'][j]}"
+        lines.append("")
+        lines.append(head)
+        lines.extend("  " + x for x in board_lines(board_codes(board), side))
+    return "\n".join(lines)

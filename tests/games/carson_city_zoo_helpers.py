@@ -1,7 +1,7 @@
 """Test helpers for carson_city_zoo.
 
 ``start_game`` drives a game through the public API only (forced ``deal`` outcomes).
-``build_position`` constructs a position directly (it writes the state's private
+``build_position`` constructs a position directly (it writes the state's
 fields): it is used only for the conformance scenarios whose start position would need
 an unreasonably long prefix of play (emptied spaces, captured characters, mutants placed
 on chosen spaces, finished games). Everything after the start position is still driven
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.carson_city_zoo import GAME, CarsonCityZooState
-from engine.carson_city_zoo.components import (
+from engine.carson_city_zoo.data import (
     CAPTURED,
     CARD_IDS,
     CARD_INDEX,
@@ -89,7 +89,7 @@ def build_position(
     to_move: int = 0,
     over: bool = False,
 ) -> CarsonCityZooState:
-    """Construct a position directly (writes private fields; see the module docstring).
+    """Construct a position directly (writes the state's fields; see the module docstring).
 
     ``stacks``: space -> zoo card ids, bottom first. ``occupants``: space -> character
     id, with a trailing ``*`` for a mutated one. ``piles``: seat -> captured ids (zoo
@@ -122,39 +122,40 @@ def build_position(
         else:
             stacks[s] = pool[:1]
             pool = pool[1:]
-    state._bot = [-1] * NUM_SPACES
-    state._top = [-1] * NUM_SPACES
+    state.bottom = [-1] * NUM_SPACES
+    state.top = [-1] * NUM_SPACES
     deal: list[int] = [-1] * 50
     for s, cards in stacks.items():
         assert len(cards) <= 2 and not (s in occupants and len(cards) == 2)
         if cards:
-            state._bot[s] = deal[s] = CARD_INDEX[cards[0]]
+            state.bottom[s] = deal[s] = CARD_INDEX[cards[0]]
         if len(cards) == 2:
-            state._top[s] = deal[25 + s] = CARD_INDEX[cards[1]]
+            state.top[s] = deal[25 + s] = CARD_INDEX[cards[1]]
     spare = [CARD_INDEX[c] for c in CARD_IDS if CARD_INDEX[c] not in deal]
-    state._deal = [card if card >= 0 else spare.pop(0) for card in deal]
-    state._undealt = []
+    state.dealt = [card if card >= 0 else spare.pop(0) for card in deal]
+    state.undealt = []
     for s, name in occupants.items():
-        c = state._cidx[name.rstrip("*")]
-        state._occ[s] = c
-        state._cpos[c] = s
-        state._cmut[c] = name.endswith("*")
+        c = state.roster.index[name.rstrip("*")]
+        state.occupant[s] = c
+        state.character_space[c] = s
+        state.mutated[c] = name.endswith("*")
     for seat, cards in piles.items():
         for cid in cards:
             if cid.startswith("Z"):
                 z = CARD_INDEX[cid]
-                state._pile_zoo[seat].append(z)
-                state._zoo_pts[seat] += CARD_VALUE[z]
+                state.zoo_piles[seat].append(z)
+                state.zoo_points[seat] += CARD_VALUE[z]
             else:
-                c = state._cidx[cid.rstrip("*")]
-                state._cpos[c] = CAPTURED
-                state._cmut[c] = cid.endswith("*")
-                state._pile_chr[seat].append(c)
-                state._chr_pts[seat] += c % 4 + 3
-    state._start = 0
-    state._player = to_move
-    state._phase = OVER if over else PLAY
-    state._legal = None
+                c = state.roster.index[cid.rstrip("*")]
+                state.character_space[c] = CAPTURED
+                state.mutated[c] = cid.endswith("*")
+                state.character_piles[seat].append(c)
+                state.character_points[seat] += c % 4 + 3
+    state.start_player = 0
+    state.current = to_move
+    state.phase = OVER if over else PLAY
+    type(state).declared_fields().check_complete(state)
+    state._fields_changed()
     return state
 
 

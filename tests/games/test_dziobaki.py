@@ -14,7 +14,7 @@ import pytest
 from engine import CHANCE, TERMINAL, GameConfigError, IllegalActionError, State
 from engine.core import sample_outcome
 from engine.dziobaki import GAME, DziobakiState, meadows, parse_board, score_board
-from engine.dziobaki.components import ORIENTED_ANIMALS, ORIENTED_ARMS, TILE_IDS
+from engine.dziobaki.data import ORIENTED_ANIMALS, ORIENTED_ARMS, TILE_IDS
 from engine.dziobaki.render import board_lines, space_lines
 
 WE1 = "D04@1 D07@3 D12@2 D10@0 | D08@2 D01@2 D14@3 D15@3 | D05@0 D03@0 D06@2 D09@1"
@@ -462,8 +462,10 @@ def test_c15_hidden_stack() -> None:
     # The full state holds no stack order, only what was revealed.
     full = state._full_state()
     assert isinstance(full, dict)
-    assert set(full) == {"round", "revealed", "boards", "pending", "current_player"}
+    assert set(full) == {"round", "revealed", "boards", "commitments", "current"}
     assert len(full["revealed"]) == 12
+    digested = state._digest_layout()  # the version-1 digest keys
+    assert set(digested) == {"round", "revealed", "boards", "pending", "current_player"}
 
 
 def test_c16_optional_rule_one_mixed_meadow() -> None:
@@ -542,12 +544,12 @@ def test_resample_redraws_only_hidden_commitments() -> None:
             assert other.observation(seat) == obs
             assert state.digest() == digest
             for j in range(4):
-                p = other._pending[j]
+                p = other.commitments[j]
                 if j == seat or j >= 3:
-                    assert p == state._pending[j]
+                    assert p == state.commitments[j]
                 else:
                     assert p >= 0 and other.board(j)[p >> 2] == -1  # legal commitment
-            seen.add(tuple(other._pending))
+            seen.add(tuple(other.commitments))
             # The rewritten history replays to the resampled state.
             replayed = new(4)
             for step in other.history:
@@ -649,11 +651,15 @@ def test_observation_shape_is_proto_friendly() -> None:
             obs = state.observation(seat)
             json.dumps(obs)
             assert set(obs) == {
-                "current_player", "viewer", "phase", "round", "board_side", "all_together",
-                "revealed_tile", "revealed", "stack_size", "unrevealed", "supply",
-                "committed", "my_commitment", "boards", "ranks",
+                "you", "current_player", "viewer", "phase", "scores", "round", "board_side",
+                "all_together", "revealed_tile", "revealed", "stack_size", "unrevealed",
+                "supply", "committed", "my_commitment", "boards", "ranks",
             }  # fmt: skip
-            assert "None" not in json.dumps(obs) and "null" not in json.dumps(obs)
+            assert obs["you"] == seat and obs["viewer"] == (-1 if seat is None else seat)
+            assert obs["scores"] == [b["score"]["total"] for b in obs["boards"]]
+            # the spectator's "you" is the only null
+            assert "None" not in json.dumps(obs)
+            assert "null" not in json.dumps({**obs, "you": 0})
         random_play(state, rng, steps=1)
     final = state.observation(None)
     assert [b["score"] for b in final["boards"]] == state.result().breakdown
@@ -705,17 +711,17 @@ def test_from_observation_redraws_hidden_commitments() -> None:
         rebuilt = rebuild(state, seed)
         assert rebuild(state, seed).digest() == rebuilt.digest()  # deterministic in the rng
         digests.add(rebuilt.digest())
-        assert rebuilt._revealed == state._revealed and rebuilt._round == 2
+        assert rebuilt.revealed == state.revealed and rebuilt.round == 2
         assert [rebuilt.board(j) for j in range(4)] == [state.board(j) for j in range(4)]
-        assert rebuilt._pending[3] == -1
+        assert rebuilt.commitments[3] == -1
         for j in range(3):
-            p = rebuilt._pending[j]
+            p = rebuilt.commitments[j]
             assert p >= 0 and rebuilt.board(j)[p >> 2] == -1  # a legal commitment
-        pendings.update((j, rebuilt._pending[j] >> 2) for j in range(3))
+        pendings.update((j, rebuilt.commitments[j] >> 2) for j in range(3))
         # The other seats see their own (re-drawn) commitment, never the true one.
         assert rebuilt.observation(0)["my_commitment"] == {
-            "space": rebuilt._pending[0] >> 2,
-            "rotation": rebuilt._pending[0] & 3,
+            "space": rebuilt.commitments[0] >> 2,
+            "rotation": rebuilt.commitments[0] & 3,
         }
     assert len(digests) > 20
     assert {s for j, s in pendings if j == 0} == set(range(11))  # every empty space drawn
@@ -739,19 +745,19 @@ def test_from_observation_conserves_components() -> None:
             while not state.is_terminal():
                 if state.current_player >= 0:
                     rebuilt = rebuild(state, rng.randrange(1000))
-                    revealed = set(rebuilt._revealed)
-                    remaining = {t for t in range(15) if rebuilt._remaining >> t & 1}
+                    revealed = set(rebuilt.revealed)
+                    remaining = {t for t in range(15) if rebuilt.remaining >> t & 1}
                     assert revealed.isdisjoint(remaining) and revealed | remaining == set(range(15))
                     for j in range(n):
                         tiles = [code >> 2 for code in rebuilt.board(j) if code >= 0]
-                        assert sorted(tiles) == sorted(rebuilt._revealed[:-1])
+                        assert sorted(tiles) == sorted(rebuilt.revealed[:-1])
                     random_play(rebuilt, random.Random(game_seed))
                     assert rebuilt.is_terminal()
                     for j in range(n):
                         board = rebuilt.board(j)
                         assert -1 not in board
-                        assert {code >> 2 for code in board} == set(rebuilt._revealed)
-                    assert len(rebuilt._revealed) == 12 and bin(rebuilt._remaining).count("1") == 3
+                        assert {code >> 2 for code in board} == set(rebuilt.revealed)
+                    assert len(rebuilt.revealed) == 12 and bin(rebuilt.remaining).count("1") == 3
                     assert len(rebuilt.result().ranks) == n
                 random_play(state, rng, steps=1)
 
@@ -765,10 +771,10 @@ def test_from_observation_last_round_mid_commitment() -> None:
     state = new(3)
     random_play(state, random.Random(7), steps=11 * 4 + 1)  # 11 rounds, then the 12th reveal
     place(state, _last_empty(state, 0), 1)  # seat 0 commits to its last space
-    assert state.current_player == 1 and state._round == 12
+    assert state.current_player == 1 and state.round == 12
     rebuilt = rebuild(state, 0)
     assert len(rebuilt.legal_actions()) == 4
-    assert rebuilt._pending[0] >> 2 == _last_empty(rebuilt, 0)  # the only possible space
+    assert rebuilt.commitments[0] >> 2 == _last_empty(rebuilt, 0)  # the only possible space
     place(rebuilt, _last_empty(rebuilt, 1), 2)  # seat 1 commits after the rebuild
     # The history holds only the steps after the rebuild; resampling copes with it.
     assert len(rebuilt.history) == 1
@@ -776,7 +782,7 @@ def test_from_observation_last_round_mid_commitment() -> None:
     assert isinstance(other, DziobakiState)
     assert other.observation(2) == rebuilt.observation(2)
     assert other.history[0] == GAME.action_from_json(
-        {"kind": "place", "space": other._pending[1] >> 2, "rotation": other._pending[1] & 3}
+        {"kind": "place", "space": other.commitments[1] >> 2, "rotation": other.commitments[1] & 3}
     )
     place(other, _last_empty(other, 2), 0)
     assert other.is_terminal() and len(other.result().ranks) == 3

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"menagerie/v1/carson_city_zoo.proto\x12\x0cmenagerie.v1\"\xa6\x06\n\x18\x43\x61rsonCityZooObservation\x12\r\n\x05phase\x18\x01 \x01(\t\x12\x16\n\x0e\x63urrent_player\x18\x02 \x01(\x05\x12\x14\n\x0cstart_player\x18\x03 \x01(\x05\x12\x13\n\x0b\x63\x61rds_dealt\x18\x04 \x01(\x05\x12<\n\x06spaces\x18\x05 \x03(\x0b\x32,.menagerie.v1.CarsonCityZooObservation.Space\x12>\n\x07players\x18\x06 \x03(\x0b\x32-.menagerie.v1.CarsonCityZooObservation.Player\x12\x14\n\x0cmutant_found\x18\x07 \x03(\x08\x1au\n\x05Space\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x0b\n\x03row\x18\x02 \x01(\x05\x12\x0b\n\x03\x63ol\x18\x03 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x04 \x01(\x05\x12\x11\n\ttop_value\x18\x05 \x01(\x05\x12\x10\n\x08occupant\x18\x06 \x01(\t\x12\x0f\n\x07mutated\x18\x07 \x01(\x08\x1a\x34\n\x07ZooCard\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05\x12\x0e\n\x06mutant\x18\x03 \x01(\x08\x1a?\n\x11\x43\x61pturedCharacter\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05\x12\x0f\n\x07mutated\x18\x03 \x01(\x08\x1a\xb5\x02\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04team\x18\x02 \x01(\t\x12\x0c\n\x04hand\x18\x03 \x03(\t\x12\x10\n\x08on_board\x18\x04 \x03(\t\x12@\n\x08zoo_pile\x18\x05 \x03(\x0b\x32..menagerie.v1.CarsonCityZooObservation.ZooCard\x12P\n\x0e\x63haracter_pile\x18\x06 \x03(\x0b\x32\x38.menagerie.v1.CarsonCityZooObservation.CapturedCharacter\x12\x11\n\tzoo_cards\x18\x07 \x01(\x05\x12\x1b\n\x13\x63\x61ptured_characters\x18\x08 \x01(\x05\x12\x1c\n\x14surviving_characters\x18\t \x01(\x05\x12\r\n\x05total\x18\n \x01(\x05\"\x8a\x03\n\x13\x43\x61rsonCityZooAction\x12\x36\n\x04\x64\x65\x61l\x18\x01 \x01(\x0b\x32&.menagerie.v1.CarsonCityZooAction.DealH\x00\x12\x45\n\x0cstart_player\x18\x02 \x01(\x0b\x32-.menagerie.v1.CarsonCityZooAction.StartPlayerH\x00\x12\x38\n\x05place\x18\x03 \x01(\x0b\x32\'.menagerie.v1.CarsonCityZooAction.PlaceH\x00\x12\x36\n\x04move\x18\x04 \x01(\x0b\x32&.menagerie.v1.CarsonCityZooAction.MoveH\x00\x1a\x14\n\x04\x44\x65\x61l\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x1b\n\x0bStartPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a$\n\x05Place\x12\x0c\n\x04\x63har\x18\x01 \x01(\t\x12\r\n\x05space\x18\x02 \x01(\x05\x1a!\n\x04Move\x12\x0c\n\x04\x63har\x18\x01 \x01(\t\x12\x0b\n\x03\x64ir\x18\x02 \x01(\tB\x06\n\x04kindb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"menagerie/v1/carson_city_zoo.proto\x12\x0cmenagerie.v1\"\xd0\x06\n\x18\x43\x61rsonCityZooObservation\x12\r\n\x05phase\x18\x01 \x01(\t\x12\x16\n\x0e\x63urrent_player\x18\x02 \x01(\x05\x12\x14\n\x0cstart_player\x18\x03 \x01(\x05\x12\x13\n\x0b\x63\x61rds_dealt\x18\x04 \x01(\x05\x12<\n\x06spaces\x18\x05 \x03(\x0b\x32,.menagerie.v1.CarsonCityZooObservation.Space\x12>\n\x07players\x18\x06 \x03(\x0b\x32-.menagerie.v1.CarsonCityZooObservation.Player\x12\x14\n\x0cmutant_found\x18\x07 \x03(\x08\x12\x10\n\x03you\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x0e\n\x06scores\x18\t \x03(\x05\x1au\n\x05Space\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x0b\n\x03row\x18\x02 \x01(\x05\x12\x0b\n\x03\x63ol\x18\x03 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x04 \x01(\x05\x12\x11\n\ttop_value\x18\x05 \x01(\x05\x12\x10\n\x08occupant\x18\x06 \x01(\t\x12\x0f\n\x07mutated\x18\x07 \x01(\x08\x1a\x34\n\x07ZooCard\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05\x12\x0e\n\x06mutant\x18\x03 \x01(\x08\x1a?\n\x11\x43\x61pturedCharacter\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05\x12\x0f\n\x07mutated\x18\x03 \x01(\x08\x1a\xb5\x02\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04team\x18\x02 \x01(\t\x12\x0c\n\x04hand\x18\x03 \x03(\t\x12\x10\n\x08on_board\x18\x04 \x03(\t\x12@\n\x08zoo_pile\x18\x05 \x03(\x0b\x32..menagerie.v1.CarsonCityZooObservation.ZooCard\x12P\n\x0e\x63haracter_pile\x18\x06 \x03(\x0b\x32\x38.menagerie.v1.CarsonCityZooObservation.CapturedCharacter\x12\x11\n\tzoo_cards\x18\x07 \x01(\x05\x12\x1b\n\x13\x63\x61ptured_characters\x18\x08 \x01(\x05\x12\x1c\n\x14surviving_characters\x18\t \x01(\x05\x12\r\n\x05total\x18\n \x01(\x05\x42\x06\n\x04_you\"\x8a\x03\n\x13\x43\x61rsonCityZooAction\x12\x36\n\x04\x64\x65\x61l\x18\x01 \x01(\x0b\x32&.menagerie.v1.CarsonCityZooAction.DealH\x00\x12\x45\n\x0cstart_player\x18\x02 \x01(\x0b\x32-.menagerie.v1.CarsonCityZooAction.StartPlayerH\x00\x12\x38\n\x05place\x18\x03 \x01(\x0b\x32\'.menagerie.v1.CarsonCityZooAction.PlaceH\x00\x12\x36\n\x04move\x18\x04 \x01(\x0b\x32&.menagerie.v1.CarsonCityZooAction.MoveH\x00\x1a\x14\n\x04\x44\x65\x61l\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x1b\n\x0bStartPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a$\n\x05Place\x12\x0c\n\x04\x63har\x18\x01 \x01(\t\x12\r\n\x05space\x18\x02 \x01(\x05\x1a!\n\x04Move\x12\x0c\n\x04\x63har\x18\x01 \x01(\t\x12\x0b\n\x03\x64ir\x18\x02 \x01(\tB\x06\n\x04kindb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,23 +32,23 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'menagerie.v1.carson_city_zo
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CARSONCITYZOOOBSERVATION']._serialized_start=53
-  _globals['_CARSONCITYZOOOBSERVATION']._serialized_end=859
-  _globals['_CARSONCITYZOOOBSERVATION_SPACE']._serialized_start=311
-  _globals['_CARSONCITYZOOOBSERVATION_SPACE']._serialized_end=428
-  _globals['_CARSONCITYZOOOBSERVATION_ZOOCARD']._serialized_start=430
-  _globals['_CARSONCITYZOOOBSERVATION_ZOOCARD']._serialized_end=482
-  _globals['_CARSONCITYZOOOBSERVATION_CAPTUREDCHARACTER']._serialized_start=484
-  _globals['_CARSONCITYZOOOBSERVATION_CAPTUREDCHARACTER']._serialized_end=547
-  _globals['_CARSONCITYZOOOBSERVATION_PLAYER']._serialized_start=550
-  _globals['_CARSONCITYZOOOBSERVATION_PLAYER']._serialized_end=859
-  _globals['_CARSONCITYZOOACTION']._serialized_start=862
-  _globals['_CARSONCITYZOOACTION']._serialized_end=1256
-  _globals['_CARSONCITYZOOACTION_DEAL']._serialized_start=1126
-  _globals['_CARSONCITYZOOACTION_DEAL']._serialized_end=1146
-  _globals['_CARSONCITYZOOACTION_STARTPLAYER']._serialized_start=1148
-  _globals['_CARSONCITYZOOACTION_STARTPLAYER']._serialized_end=1175
-  _globals['_CARSONCITYZOOACTION_PLACE']._serialized_start=1177
-  _globals['_CARSONCITYZOOACTION_PLACE']._serialized_end=1213
-  _globals['_CARSONCITYZOOACTION_MOVE']._serialized_start=1215
-  _globals['_CARSONCITYZOOACTION_MOVE']._serialized_end=1248
+  _globals['_CARSONCITYZOOOBSERVATION']._serialized_end=901
+  _globals['_CARSONCITYZOOOBSERVATION_SPACE']._serialized_start=345
+  _globals['_CARSONCITYZOOOBSERVATION_SPACE']._serialized_end=462
+  _globals['_CARSONCITYZOOOBSERVATION_ZOOCARD']._serialized_start=464
+  _globals['_CARSONCITYZOOOBSERVATION_ZOOCARD']._serialized_end=516
+  _globals['_CARSONCITYZOOOBSERVATION_CAPTUREDCHARACTER']._serialized_start=518
+  _globals['_CARSONCITYZOOOBSERVATION_CAPTUREDCHARACTER']._serialized_end=581
+  _globals['_CARSONCITYZOOOBSERVATION_PLAYER']._serialized_start=584
+  _globals['_CARSONCITYZOOOBSERVATION_PLAYER']._serialized_end=893
+  _globals['_CARSONCITYZOOACTION']._serialized_start=904
+  _globals['_CARSONCITYZOOACTION']._serialized_end=1298
+  _globals['_CARSONCITYZOOACTION_DEAL']._serialized_start=1168
+  _globals['_CARSONCITYZOOACTION_DEAL']._serialized_end=1188
+  _globals['_CARSONCITYZOOACTION_STARTPLAYER']._serialized_start=1190
+  _globals['_CARSONCITYZOOACTION_STARTPLAYER']._serialized_end=1217
+  _globals['_CARSONCITYZOOACTION_PLACE']._serialized_start=1219
+  _globals['_CARSONCITYZOOACTION_PLACE']._serialized_end=1255
+  _globals['_CARSONCITYZOOACTION_MOVE']._serialized_start=1257
+  _globals['_CARSONCITYZOOACTION_MOVE']._serialized_end=1290
 # @@protoc_insertion_point(module_scope)

@@ -201,6 +201,8 @@ class CarsonCityZooObservation(_message.Message):
     SPACES_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     MUTANT_FOUND_FIELD_NUMBER: _builtins.int
+    YOU_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
     phase: _builtins.str
     """phase is deal, start, play or over."""
     current_player: _builtins.int
@@ -209,6 +211,10 @@ class CarsonCityZooObservation(_message.Message):
     """start_player is the seat that moved first (-1 while undecided)."""
     cards_dealt: _builtins.int
     """cards_dealt is the number of zoo cards dealt so far (0-50)."""
+    you: _builtins.int
+    """you is the observing seat, unset (JSON null) for the spectator (the common
+    observation header).
+    """
     @_builtins.property
     def spaces(self) -> _containers.RepeatedCompositeFieldContainer[Global___CarsonCityZooObservation.Space]:
         """spaces are the 25 board spaces in space order."""
@@ -223,6 +229,12 @@ class CarsonCityZooObservation(_message.Message):
         been captured.
         """
 
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """scores are each seat's total so far (as if the game ended now), final once the game
+        is over, in seat order (the common observation header).
+        """
+
     def __init__(
         self,
         *,
@@ -233,12 +245,16 @@ class CarsonCityZooObservation(_message.Message):
         spaces: _abc.Iterable[Global___CarsonCityZooObservation.Space] | None = ...,
         players: _abc.Iterable[Global___CarsonCityZooObservation.Player] | None = ...,
         mutant_found: _abc.Iterable[_builtins.bool] | None = ...,
+        you: _builtins.int | None = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "you", b"you"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_dealt", b"cards_dealt", "current_player", b"current_player", "mutant_found", b"mutant_found", "phase", b"phase", "players", b"players", "spaces", b"spaces", "start_player", b"start_player"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "cards_dealt", b"cards_dealt", "current_player", b"current_player", "mutant_found", b"mutant_found", "phase", b"phase", "players", b"players", "scores", b"scores", "spaces", b"spaces", "start_player", b"start_player", "you", b"you"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__you: _TypeAlias = _typing.Literal["you"]  # noqa: Y015
+    _WhichOneofArgType__you: _TypeAlias = _typing.Literal["_you", b"_you"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__you) -> _WhichOneofReturnType__you | None: ...
 
 Global___CarsonCityZooObservation: _TypeAlias = CarsonCityZooObservation  # noqa: Y015
 

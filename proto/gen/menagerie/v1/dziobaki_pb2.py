@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bmenagerie/v1/dziobaki.proto\x12\x0cmenagerie.v1\"\xae\x06\n\x13\x44ziobakiObservation\x12\x16\n\x0e\x63urrent_player\x18\x01 \x01(\x05\x12\x0e\n\x06viewer\x18\x02 \x01(\x05\x12\r\n\x05phase\x18\x03 \x01(\t\x12\r\n\x05round\x18\x04 \x01(\x05\x12\x12\n\nboard_side\x18\x05 \x01(\t\x12\x14\n\x0c\x61ll_together\x18\x06 \x01(\x08\x12\x15\n\rrevealed_tile\x18\x07 \x01(\t\x12\x10\n\x08revealed\x18\x08 \x03(\t\x12\x12\n\nstack_size\x18\t \x01(\x05\x12\x12\n\nunrevealed\x18\n \x03(\t\x12\x0e\n\x06supply\x18\x0b \x03(\t\x12\x11\n\tcommitted\x18\x0c \x03(\x08\x12\x43\n\rmy_commitment\x18\r \x01(\x0b\x32,.menagerie.v1.DziobakiObservation.Commitment\x12\x37\n\x06\x62oards\x18\x0e \x03(\x0b\x32\'.menagerie.v1.DziobakiObservation.Board\x12\r\n\x05ranks\x18\x0f \x03(\x05\x1a-\n\nCommitment\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x10\n\x08rotation\x18\x02 \x01(\x05\x1a\x36\n\x05Space\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\t\x12\x10\n\x08rotation\x18\x03 \x01(\x05\x1a\xb5\x01\n\x05Score\x12\x18\n\x10meadows_platypus\x18\x01 \x01(\x05\x12\x15\n\rmeadows_koala\x18\x02 \x01(\x05\x12\x18\n\x10meadows_kangaroo\x18\x03 \x01(\x05\x12\x16\n\x0emeadows_glider\x18\x04 \x01(\x05\x12\x1a\n\x12\x61ll_together_bonus\x18\x05 \x01(\x05\x12\r\n\x05total\x18\x06 \x01(\x05\x12\x1e\n\x16max_platypus_in_meadow\x18\x07 \x01(\x05\x1a\x86\x01\n\x05\x42oard\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x37\n\x06spaces\x18\x02 \x03(\x0b\x32\'.menagerie.v1.DziobakiObservation.Space\x12\x36\n\x05score\x18\x03 \x01(\x0b\x32\'.menagerie.v1.DziobakiObservation.Score\"\xc6\x01\n\x0e\x44ziobakiAction\x12\x35\n\x06reveal\x18\x01 \x01(\x0b\x32#.menagerie.v1.DziobakiAction.RevealH\x00\x12\x33\n\x05place\x18\x02 \x01(\x0b\x32\".menagerie.v1.DziobakiAction.PlaceH\x00\x1a\x16\n\x06Reveal\x12\x0c\n\x04tile\x18\x01 \x01(\t\x1a(\n\x05Place\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x10\n\x08rotation\x18\x02 \x01(\x05\x42\x06\n\x04kindb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bmenagerie/v1/dziobaki.proto\x12\x0cmenagerie.v1\"\xd8\x06\n\x13\x44ziobakiObservation\x12\x16\n\x0e\x63urrent_player\x18\x01 \x01(\x05\x12\x0e\n\x06viewer\x18\x02 \x01(\x05\x12\r\n\x05phase\x18\x03 \x01(\t\x12\r\n\x05round\x18\x04 \x01(\x05\x12\x12\n\nboard_side\x18\x05 \x01(\t\x12\x14\n\x0c\x61ll_together\x18\x06 \x01(\x08\x12\x15\n\rrevealed_tile\x18\x07 \x01(\t\x12\x10\n\x08revealed\x18\x08 \x03(\t\x12\x12\n\nstack_size\x18\t \x01(\x05\x12\x12\n\nunrevealed\x18\n \x03(\t\x12\x0e\n\x06supply\x18\x0b \x03(\t\x12\x11\n\tcommitted\x18\x0c \x03(\x08\x12\x43\n\rmy_commitment\x18\r \x01(\x0b\x32,.menagerie.v1.DziobakiObservation.Commitment\x12\x37\n\x06\x62oards\x18\x0e \x03(\x0b\x32\'.menagerie.v1.DziobakiObservation.Board\x12\r\n\x05ranks\x18\x0f \x03(\x05\x12\x10\n\x03you\x18\x10 \x01(\x05H\x00\x88\x01\x01\x12\x0e\n\x06scores\x18\x11 \x03(\x05\x1a-\n\nCommitment\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x10\n\x08rotation\x18\x02 \x01(\x05\x1a\x36\n\x05Space\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\t\x12\x10\n\x08rotation\x18\x03 \x01(\x05\x1a\xb5\x01\n\x05Score\x12\x18\n\x10meadows_platypus\x18\x01 \x01(\x05\x12\x15\n\rmeadows_koala\x18\x02 \x01(\x05\x12\x18\n\x10meadows_kangaroo\x18\x03 \x01(\x05\x12\x16\n\x0emeadows_glider\x18\x04 \x01(\x05\x12\x1a\n\x12\x61ll_together_bonus\x18\x05 \x01(\x05\x12\r\n\x05total\x18\x06 \x01(\x05\x12\x1e\n\x16max_platypus_in_meadow\x18\x07 \x01(\x05\x1a\x86\x01\n\x05\x42oard\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x37\n\x06spaces\x18\x02 \x03(\x0b\x32\'.menagerie.v1.DziobakiObservation.Space\x12\x36\n\x05score\x18\x03 \x01(\x0b\x32\'.menagerie.v1.DziobakiObservation.ScoreB\x06\n\x04_you\"\xc6\x01\n\x0e\x44ziobakiAction\x12\x35\n\x06reveal\x18\x01 \x01(\x0b\x32#.menagerie.v1.DziobakiAction.RevealH\x00\x12\x33\n\x05place\x18\x02 \x01(\x0b\x32\".menagerie.v1.DziobakiAction.PlaceH\x00\x1a\x16\n\x06Reveal\x12\x0c\n\x04tile\x18\x01 \x01(\t\x1a(\n\x05Place\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x10\n\x08rotation\x18\x02 \x01(\x05\x42\x06\n\x04kindb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,19 +32,19 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'menagerie.v1.dziobaki_pb2',
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_DZIOBAKIOBSERVATION']._serialized_start=46
-  _globals['_DZIOBAKIOBSERVATION']._serialized_end=860
-  _globals['_DZIOBAKIOBSERVATION_COMMITMENT']._serialized_start=438
-  _globals['_DZIOBAKIOBSERVATION_COMMITMENT']._serialized_end=483
-  _globals['_DZIOBAKIOBSERVATION_SPACE']._serialized_start=485
-  _globals['_DZIOBAKIOBSERVATION_SPACE']._serialized_end=539
-  _globals['_DZIOBAKIOBSERVATION_SCORE']._serialized_start=542
-  _globals['_DZIOBAKIOBSERVATION_SCORE']._serialized_end=723
-  _globals['_DZIOBAKIOBSERVATION_BOARD']._serialized_start=726
-  _globals['_DZIOBAKIOBSERVATION_BOARD']._serialized_end=860
-  _globals['_DZIOBAKIACTION']._serialized_start=863
-  _globals['_DZIOBAKIACTION']._serialized_end=1061
-  _globals['_DZIOBAKIACTION_REVEAL']._serialized_start=989
-  _globals['_DZIOBAKIACTION_REVEAL']._serialized_end=1011
-  _globals['_DZIOBAKIACTION_PLACE']._serialized_start=1013
-  _globals['_DZIOBAKIACTION_PLACE']._serialized_end=1053
+  _globals['_DZIOBAKIOBSERVATION']._serialized_end=902
+  _globals['_DZIOBAKIOBSERVATION_COMMITMENT']._serialized_start=472
+  _globals['_DZIOBAKIOBSERVATION_COMMITMENT']._serialized_end=517
+  _globals['_DZIOBAKIOBSERVATION_SPACE']._serialized_start=519
+  _globals['_DZIOBAKIOBSERVATION_SPACE']._serialized_end=573
+  _globals['_DZIOBAKIOBSERVATION_SCORE']._serialized_start=576
+  _globals['_DZIOBAKIOBSERVATION_SCORE']._serialized_end=757
+  _globals['_DZIOBAKIOBSERVATION_BOARD']._serialized_start=760
+  _globals['_DZIOBAKIOBSERVATION_BOARD']._serialized_end=894
+  _globals['_DZIOBAKIACTION']._serialized_start=905
+  _globals['_DZIOBAKIACTION']._serialized_end=1103
+  _globals['_DZIOBAKIACTION_REVEAL']._serialized_start=1031
+  _globals['_DZIOBAKIACTION_REVEAL']._serialized_end=1053
+  _globals['_DZIOBAKIACTION_PLACE']._serialized_start=1055
+  _globals['_DZIOBAKIACTION_PLACE']._serialized_end=1095
 # @@protoc_insertion_point(module_scope)

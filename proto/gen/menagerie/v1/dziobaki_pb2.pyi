@@ -173,10 +173,14 @@ class DziobakiObservation(_message.Message):
     MY_COMMITMENT_FIELD_NUMBER: _builtins.int
     BOARDS_FIELD_NUMBER: _builtins.int
     RANKS_FIELD_NUMBER: _builtins.int
+    YOU_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
     current_player: _builtins.int
     """current_player is the seat to commit, -1 at a chance node, -2 when the game is over."""
     viewer: _builtins.int
-    """viewer is the observing seat, or -1 for the spectator."""
+    """viewer is the observing seat, or -1 for the spectator. Deprecated in favour of you
+    (kept for wire compatibility).
+    """
     phase: _builtins.str
     """phase is reveal, place or over."""
     round: _builtins.int
@@ -189,6 +193,10 @@ class DziobakiObservation(_message.Message):
     """revealed_tile is the tile being placed this round, or ""."""
     stack_size: _builtins.int
     """stack_size is the number of tiles left in the stack."""
+    you: _builtins.int
+    """you is the observing seat, unset (JSON null) for the spectator (the common
+    observation header; replaces viewer).
+    """
     @_builtins.property
     def revealed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """revealed lists the revealed tiles in reveal order."""
@@ -217,6 +225,12 @@ class DziobakiObservation(_message.Message):
     def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """ranks are the final ranks (empty until the game is over)."""
 
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """scores are the boards' totals (each board's score.total: provisional during play,
+        final once the game is over), in seat order (the common observation header).
+        """
+
     def __init__(
         self,
         *,
@@ -235,12 +249,16 @@ class DziobakiObservation(_message.Message):
         my_commitment: Global___DziobakiObservation.Commitment | None = ...,
         boards: _abc.Iterable[Global___DziobakiObservation.Board] | None = ...,
         ranks: _abc.Iterable[_builtins.int] | None = ...,
+        you: _builtins.int | None = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["my_commitment", b"my_commitment"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "my_commitment", b"my_commitment", "you", b"you"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_together", b"all_together", "board_side", b"board_side", "boards", b"boards", "committed", b"committed", "current_player", b"current_player", "my_commitment", b"my_commitment", "phase", b"phase", "ranks", b"ranks", "revealed", b"revealed", "revealed_tile", b"revealed_tile", "round", b"round", "stack_size", b"stack_size", "supply", b"supply", "unrevealed", b"unrevealed", "viewer", b"viewer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "all_together", b"all_together", "board_side", b"board_side", "boards", b"boards", "committed", b"committed", "current_player", b"current_player", "my_commitment", b"my_commitment", "phase", b"phase", "ranks", b"ranks", "revealed", b"revealed", "revealed_tile", b"revealed_tile", "round", b"round", "scores", b"scores", "stack_size", b"stack_size", "supply", b"supply", "unrevealed", b"unrevealed", "viewer", b"viewer", "you", b"you"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__you: _TypeAlias = _typing.Literal["you"]  # noqa: Y015
+    _WhichOneofArgType__you: _TypeAlias = _typing.Literal["_you", b"_you"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__you) -> _WhichOneofReturnType__you | None: ...
 
 Global___DziobakiObservation: _TypeAlias = DziobakiObservation  # noqa: Y015
 

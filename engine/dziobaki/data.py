@@ -13,7 +13,8 @@ build objects in the hot path:
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 SPECIES: Final = ("platypus", "koala", "kangaroo", "glider")
 SPECIES_LETTER: Final = ("P", "K", "R", "G")
@@ -100,11 +101,40 @@ def quadrant_cell(space: int, quadrant: int) -> int:
 QUAD_CELLS: Final = tuple(tuple(quadrant_cell(s, q) for q in range(4)) for s in range(SPACES))
 """``QUAD_CELLS[space][quadrant]`` -> fine cell index."""
 
+NUM_CELLS: Final = FINE_ROWS * FINE_COLS
+CELL_SPACE: Final = tuple(
+    (cell // FINE_COLS // 2) * COLS + cell % FINE_COLS // 2 for cell in range(NUM_CELLS)
+)
+"""``CELL_SPACE[cell]`` -> the space the fine cell lies in."""
+CELL_QUADRANT: Final = tuple(QUAD_CELLS[CELL_SPACE[cell]].index(cell) for cell in range(NUM_CELLS))
+"""``CELL_QUADRANT[cell]`` -> the quadrant (0..3 = NW, NE, SE, SW) of its space it is."""
+
 CROSS_EDGES: Final = tuple(
     [(fr * FINE_COLS + fc, fr * FINE_COLS + fc + 1) for fr in range(FINE_ROWS) for fc in (1, 3, 5)]
     + [(fr * FINE_COLS + fc, (fr + 1) * FINE_COLS + fc) for fr in (1, 3) for fc in range(8)]
 )
 """Pairs of fine cells of two different spaces: always connected (spec D2)."""
+CROSS_QUADRANTS: Final = tuple(
+    (CELL_SPACE[a], CELL_QUADRANT[a], CELL_SPACE[b], CELL_QUADRANT[b]) for a, b in CROSS_EDGES
+)
+"""The CROSS_EDGES as ``(space, quadrant, space, quadrant)``, in the same order."""
+
+
+def _quadrant_groups(arms: int) -> tuple[int, int, int, int]:
+    """For a tile with river arm mask ``arms``: each quadrant's group within the tile, the
+    lowest quadrant it connects to (arm ``a`` separates quadrants ``a`` and ``a+1``)."""
+    group = [0, 1, 2, 3]
+    for _ in range(4):
+        for a in range(4):
+            if not arms >> a & 1:
+                b = (a + 1) & 3
+                group[a] = group[b] = min(group[a], group[b])
+    return group[0], group[1], group[2], group[3]
+
+
+QUADRANT_GROUPS: Final = tuple(_quadrant_groups(arms) for arms in range(16))
+"""``QUADRANT_GROUPS[arms]``: the group (lowest connected quadrant) of each quadrant of a
+tile with river arm mask ``arms``; an empty space is open ground, mask 0 (one group)."""
 
 
 def tile_text(code: int) -> str:
@@ -127,3 +157,13 @@ def parse_board(text: str) -> list[int]:
         tid, _, rot = cell.partition("@")
         out.append(4 * TILE_INDEX[tid] + int(rot))
     return out
+
+
+def board_codes(board: Mapping[str, Any]) -> list[int]:
+    """The 12 oriented tile codes (-1: empty) of one board of an observation
+    (``{"seat", "spaces": [{"space", "tile", "rotation"}, ...], ...}``), unchecked."""
+    codes = [-1] * SPACES
+    for sp in board["spaces"]:
+        if sp["tile"]:
+            codes[sp["space"]] = 4 * TILE_INDEX[sp["tile"]] + sp["rotation"]
+    return codes
