@@ -28,6 +28,9 @@ def test_games_lists_every_registered_game_with_options() -> None:
             assert key in out
     data = json.loads(arena("games", "--json").stdout)
     assert {g["id"] for g in data} == set(GAMES)
+    dziobaki = next(g for g in data if g["id"] == "dziobaki")
+    assert dziobaki["options"]["board_side"]["accepts"] == '"A" | "B"'
+    assert """--options '{"board_side": "A"}'""" in out  # the form `play --options` takes
 
 
 def test_play_writes_a_record_that_verifies_and_is_reproducible(tmp_path: Path) -> None:

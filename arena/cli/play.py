@@ -52,7 +52,8 @@ def games_cmd(
                 "version": g.version,
                 "players": [g.min_players, g.max_players],
                 "options": {
-                    k: {"default": o.default, "doc": o.doc} for k, o in g.option_specs.items()
+                    k: {"default": o.default, "accepts": o.accepts(), "doc": o.doc}
+                    for k, o in g.option_specs.items()
                 },
             }
             for g in GAMES.values()
@@ -62,7 +63,10 @@ def games_cmd(
     for g in GAMES.values():
         print(f"{g.id}  ({g.name}, version {g.version}, {g.min_players}-{g.max_players} players)")
         for key, opt in g.option_specs.items():
-            print(f"    --options {key}={json.dumps(opt.default)}: {opt.doc}")
+            print(f"    {key}: {opt.accepts()}, default {json.dumps(opt.default)}. {opt.doc}")
+        if g.option_specs:
+            key, opt = next(iter(g.option_specs.items()))
+            print(f"    (as JSON: --options '{json.dumps({key: opt.default})}')")
         print()
 
 
