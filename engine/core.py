@@ -1,4 +1,4 @@
-"""The engine contract every game implements (see DESIGN.md, "Engine contract").
+"""The engine contract every game implements (``docs/design.md``, "Engine contract").
 
 A game is a :class:`Game` (metadata, options, ``new_game``) and a :class:`State`
 (whose turn, the legal actions, ``apply``, observations, result, digest, resample).

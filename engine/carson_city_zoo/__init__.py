@@ -1,6 +1,6 @@
 """Apocalypse au Zoo de Carson City (Jeux Opla 2017), game id ``carson_city_zoo``.
 
-Rules in brief (spec: shared/rules/carson_city_zoo.md)
+Rules in brief (spec: ``docs/rules/carson_city_zoo.md``)
 ------------------------------------------------------
 - 2-4 players, one team each (Y, B, G, R; by default in that seat order). A team is
   four characters valued 3, 4, 5, 6 (ids ``Y3`` ... ``R6``), all in a public hand at

@@ -1,6 +1,6 @@
 """Dziobaki (Reiner Knizia): simultaneous tile laying on a 3 x 4 board, 1-4 players.
 
-Rules in short (spec: shared/rules/dziobaki.md). Every seat owns the same 15 animal
+Rules in short (spec: ``docs/rules/dziobaki.md``). Every seat owns the same 15 animal
 tiles D01-D15 and a personal board of 12 spaces (``space = 4*row + col``), all on the
 same side (option ``board_side``: "A" printed animals mid-edge, "B" in the corners).
 Each of the 12 rounds the caller (seat 0) reveals the top tile of his shuffled stack;

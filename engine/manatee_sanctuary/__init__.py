@@ -1,4 +1,4 @@
-"""Manatee Sanctuary (game id ``manatee_sanctuary``), spec ``rules/manatee_sanctuary.md``.
+"""Manatee Sanctuary (game id ``manatee_sanctuary``), spec ``docs/rules/manatee_sanctuary.md``.
 
 Rules in brief
 --------------

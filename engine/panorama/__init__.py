@@ -1,4 +1,4 @@
-"""Panorama (game id ``panorama``), 2-4 players: rules engine after ``rules/panorama.md``.
+"""Panorama (game id ``panorama``), 2-4 players: rules engine after ``docs/rules/panorama.md``.
 
 Rules in brief
 --------------

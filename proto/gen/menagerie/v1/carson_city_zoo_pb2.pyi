@@ -21,7 +21,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 @_typing.final
 class CarsonCityZooObservation(_message.Message):
     """CarsonCityZooObservation is what a seat (or a spectator) sees in Apocalypse au Zoo de
-    Carson City (game id "carson_city_zoo", spec rules/carson_city_zoo.md). There is no
+    Carson City (game id "carson_city_zoo", spec docs/rules/carson_city_zoo.md). There is no
     private information: every seat and the spectator get the same observation. A zoo
     card on the board shows only its face value, never its id (which would tell its
     back); ids and backs appear once a card is captured. It mirrors the engine's

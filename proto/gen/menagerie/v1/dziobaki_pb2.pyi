@@ -21,7 +21,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 @_typing.final
 class DziobakiObservation(_message.Message):
     """DziobakiObservation is what a seat (or a spectator) sees in Dziobaki (game id
-    "dziobaki", spec rules/dziobaki.md). Placements are committed simultaneously, one seat
+    "dziobaki", spec docs/rules/dziobaki.md). Placements are committed simultaneously, one seat
     after another; no observation shows another seat's commitment of the current round
     before all have committed. It mirrors the engine's observation JSON field by field.
     """

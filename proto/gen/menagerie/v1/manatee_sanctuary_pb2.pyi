@@ -21,7 +21,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 @_typing.final
 class ManateeSanctuaryObservation(_message.Message):
     """ManateeSanctuaryObservation is what a seat (or a spectator) sees in Manatee Sanctuary
-    (game id "manatee_sanctuary", spec rules/manatee_sanctuary.md). The public part is
+    (game id "manatee_sanctuary", spec docs/rules/manatee_sanctuary.md). The public part is
     the same for everyone; hand, dealt, my_split, received_small, received_large and
     my_keep are private to the observing seat (empty for the spectator), and known_cards
     lists only the cards the observer knows. It mirrors the engine's observation JSON

@@ -21,7 +21,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 @_typing.final
 class PanoramaObservation(_message.Message):
     """PanoramaObservation is what a seat (or a spectator) sees in Panorama (game id
-    "panorama", spec rules/panorama.md). The state is fully public: every seat and the
+    "panorama", spec docs/rules/panorama.md). The state is fully public: every seat and the
     spectator get the same observation; tiles below a stack's top never appear. It
     mirrors the engine's observation JSON field by field.
     """

@@ -21,7 +21,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 @_typing.final
 class ZoolorettoMiniObservation(_message.Message):
     """ZoolorettoMiniObservation is what a seat (or a spectator) sees in Zooloretto Mini
-    (game id "zooloretto_mini", spec rules/zooloretto_mini.md). Everything is public, so
+    (game id "zooloretto_mini", spec docs/rules/zooloretto_mini.md). Everything is public, so
     every seat and the spectator get the same observation. It mirrors the engine's
     observation JSON field by field (tile ids as in the spec: "S1M1", "S2N7", "S3K1",
     "LP2", ...).
