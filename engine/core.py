@@ -12,6 +12,23 @@ themselves, so a game is fully determined by its id, version, player count, opti
 and the list of steps in ``history``.
 
 Everything here is pure: no I/O, no clocks, no unseeded randomness.
+
+Every game is one package of the same shape (a sixth game is one more package, its tests,
+docs and one line in :mod:`engine.registry`)::
+
+    engine/<id>/__init__.py   spec summary docstring (rules in brief, options, the rule
+                              decisions with their ids); GAME = <Id>Game(); __all__
+    engine/<id>/data.py       components (tiles, cards, boards) as constants
+    engine/<id>/actions.py    action classes (KIND, TEXT) and interned action tables
+    engine/<id>/state.py      <Id>State only: its fields declared once (engine.fields)
+    engine/<id>/game.py       <Id>Game only: options, variants, step bound, components()
+    engine/<id>/rebuild.py    from_observation (the determinization of an observation)
+    engine/<id>/render.py     the text view
+
+A game may add rule modules named for what they hold (``scoring.py``, ``geometry.py``,
+``draft.py``); no module of a game package imports back a module that imports it. The rules
+each package implements are in ``docs/rules/<id>.md``; CONTRIBUTING.md lists every other
+touchpoint of a new game.
 """
 
 from __future__ import annotations

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import engine
 from arena.match.runner import MatchConfig, MatchSpec, play_match
 from bots.base import Turn
 
-GAMES = ("zooloretto_mini", "carson_city_zoo", "dziobaki", "panorama", "manatee_sanctuary")
+GAMES = tuple(engine.GAMES)  # every registered game: a new game is covered by registering it
 
 
 class Named:
