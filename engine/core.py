@@ -44,16 +44,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from engine.fields import StateFields
-from engine.observed import first_difference
+from engine.observed import JSON, first_difference
 
 CHANCE = -1
 """``current_player`` at a chance node."""
 
 TERMINAL = -2
 """``current_player`` once the game is over."""
-
-JSON = Any
-"""A JSON-able value (dict, list, str, int, float, bool or None)."""
 
 
 class IllegalActionError(ValueError):

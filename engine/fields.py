@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-JSON = Any
+from engine.observed import JSON
 
 
 @dataclass(frozen=True, slots=True)

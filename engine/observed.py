@@ -21,10 +21,11 @@ ValueError: observation field round must be an integer, got True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from engine.core import JSON  # engine.core imports this module
+JSON = Any
+"""A JSON-able value (dict, list, str, int, float, bool or None); ``engine.core`` exports it.
+Defined here because this module is a leaf that ``engine.core`` imports."""
 
 _SHOWN = 200
 """At most this many characters of a value are quoted in a message."""

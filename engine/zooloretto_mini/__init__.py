@@ -1,4 +1,4 @@
-"""Zooloretto Mini (game id ``zooloretto_mini``), 2-5 players; spec ``docs/rules/zooloretto_mini.md``.
+"""Zooloretto Mini (``zooloretto_mini``), 2-5 players; spec ``docs/rules/zooloretto_mini.md``.
 
 Rules in brief
 --------------
