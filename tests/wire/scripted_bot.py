@@ -9,7 +9,7 @@
 - ``slow``: sleeps S seconds, then answers;
 - ``silent``: never answers (sleeps);
 - ``exit``: writes to stderr and exits with code C;
-- ``close``: closes its stream but stays alive for 5 s;
+- ``close``: closes its stream but stays alive (60 s: the arena must kill it);
 - ``crash``: raises an exception (traceback on stderr, exit 1);
 - ``child``: (at start) leaves a ``sleep`` child behind, its pid and start time (clock
   ticks after boot, field 22 of ``/proc/PID/stat``) written to ``--pidfile``.
@@ -83,7 +83,7 @@ def main() -> None:
     try:
         sdk.run(bot, args.address, args.credential)
     except CloseStream:
-        time.sleep(5)
+        time.sleep(60)
 
 
 if __name__ == "__main__":
