@@ -16,8 +16,8 @@ one worker runs them all and builds the thing once:
 
 Tiers (markers, registered in pyproject.toml): ``browser``, ``toolchain``, ``server``,
 ``slow``. A test that uses one of the fixtures above without its group and tier marker
-is a collection error (see ``pytest_collection_modifyitems``), so a new test cannot make
-two workers build the same thing at once.
+fails before the fixture is built (``pytest_collection_modifyitems``), so a new test
+cannot make two workers build the same thing at once.
 """
 
 from __future__ import annotations
@@ -44,8 +44,13 @@ EXCLUSIVE_FIXTURES = {
 }
 
 
+MISSING_GROUP = pytest.StashKey[str]()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    problems = []
+    """Note each test that uses an exclusive fixture without its group and tier marker; it
+    fails at setup, before the fixture is built (an error raised here would be lost in
+    an xdist worker's crash report)."""
     for item in items:
         names = getattr(item, "fixturenames", ())
         for fixture, (group, tier) in EXCLUSIVE_FIXTURES.items():
@@ -54,18 +59,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             mark = item.get_closest_marker("xdist_group")
             got = None if mark is None else (mark.args[0] if mark.args else mark.kwargs.get("name"))
             if got != group or item.get_closest_marker(tier) is None:
-                problems.append(
-                    f"{item.nodeid}: uses {fixture}, so it needs "
-                    f"@pytest.mark.xdist_group({group!r}) and @pytest.mark.{tier}"
+                item.stash[MISSING_GROUP] = (
+                    f"{item.nodeid} uses {fixture}, so it needs "
+                    f"@pytest.mark.xdist_group({group!r}) and @pytest.mark.{tier} "
+                    "(see tests/conftest.py)"
                 )
-    if problems:
-        raise pytest.UsageError("\n".join(problems))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Under ``--dist loadgroup`` xdist appends ``@GROUP`` to the id of each grouped test
-    (in the workers); with a pytest it does not know that may silently not happen, and
-    then the groups do not hold (two workers building the same thing). Fail instead."""
+    if MISSING_GROUP in item.stash:
+        pytest.fail(item.stash[MISSING_GROUP], pytrace=False)
+    # Under `--dist loadgroup` xdist appends @GROUP to the id of each grouped test (in
+    # the workers); with a pytest it does not know that may silently not happen, and then
+    # the groups do not hold (two workers building the same thing).
     grouped = item.get_closest_marker("xdist_group") is not None
     if grouped and getattr(item.config.option, "loadgroup", False) and "@" not in item.nodeid:
         pytest.fail(
