@@ -8,20 +8,21 @@ PYTEST_ARGS ?=
 # port carry @pytest.mark.xdist_group (tests/conftest.py), and loadgroup keeps each group
 # on one worker. `make pytest XDIST=-n0` runs serially.
 XDIST ?= -n auto --dist loadgroup
-PYTEST := $(BIN)/python -m pytest $(XDIST) --doctest-modules engine bots arena tests
+PYTEST := $(BIN)/python -m pytest $(XDIST) --doctest-modules engine bots arena wire tests
 # The edit loop's tier: no Chromium, no Node/Go builds, no Ray/MLflow/server processes,
 # nothing slow (markers registered in pyproject.toml).
 FAST := not browser and not toolchain and not server and not slow
 
 # System packages some tests need (Debian): headless Chromium for the replay viewer's
 # browser test, Go + protoc for the Go example bot. Node.js 20 comes with the machine.
+# PostgreSQL for the ladder store's tests (pg_ctlcluster: the server package is there).
 APT_PACKAGES := chromium chromium-driver fonts-dejavu-core golang-go golang-google-grpc-dev \
 	golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go \
-	protoc-gen-go-grpc protobuf-compiler
-SYSTEM_TOOLS := chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm
+	protoc-gen-go-grpc protobuf-compiler postgresql
+SYSTEM_TOOLS := chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm pg_ctlcluster
 
 .PHONY: demo test test-fast test-under-load lint format typecheck pytest venv clean proto \
-	proto-check system-deps help
+	proto-baseline proto-check system-deps help
 
 venv: $(STAMP) ## Create .venv with the project and its dev tools (again when pyproject.toml changes)
 
@@ -61,10 +62,13 @@ lint: $(STAMP) ## ruff check, ruff format --check, buf lint and buf breaking
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/buf lint proto
-	@if git ls-tree -r --name-only main -- proto/menagerie 2>/dev/null | grep -q '\.proto$$'; then \
-		echo "$(BIN)/buf breaking proto --against '.git#branch=main,subdir=proto'"; \
-		$(BIN)/buf breaking proto --against '.git#branch=main,subdir=proto'; \
-	else echo "buf breaking: main has no proto files yet (skipped)"; fi
+	$(BIN)/buf breaking proto --against $(PROTO_BASELINE)
+
+# The released wire contract that `buf breaking` compares against (a buf image, checked in):
+# a CI clone has no earlier branch to compare with. Refresh it only when releasing.
+PROTO_BASELINE := proto/baseline/menagerie-v1.binpb
+proto-baseline: $(STAMP) ## Refresh the released wire contract buf breaking compares with (releases only)
+	$(BIN)/buf build proto -o $(PROTO_BASELINE)
 
 # The generated Python code of the wire contract (proto/gen, checked in).
 proto: $(STAMP) ## Regenerate proto/gen from proto/

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.config import load_config
-from arena.journal import read_journal
-from arena.ray_runner import ray_session
-from arena.records import verify_record
-from arena.tournament import TournamentResult, run_tournament
-from bots.registry import BUILTIN
+from arena.match.records import verify_record
+from arena.tournament.config import load_config
+from arena.tournament.journal import read_journal
+from arena.tournament.ray_runner import ray_session
+from arena.tournament.results import TournamentResult
+from arena.tournament.run import run_tournament
+from bots.registry import REFERENCE_BOTS
 from engine import GAMES
 
 OUT = Path("demo-out")
@@ -28,9 +29,9 @@ WORKERS = 2
 
 def demo_bots() -> list[str]:
     bots = ["random"]
-    if "greedy" in BUILTIN:
+    if "greedy" in REFERENCE_BOTS:
         bots.append("greedy")
-    if "ismcts" in BUILTIN:
+    if "ismcts" in REFERENCE_BOTS:
         bots.append("ismcts:iterations=24")
     while len(bots) < 3:
         bots.append("random")

@@ -24,7 +24,7 @@ import sys
 
 from bots import sdk
 from bots.base import Bot, Turn
-from bots.registry import make_bot
+from bots.registry import REFERENCE_BOTS, load_class
 from engine import GAMES, Game
 from engine.core import JSON
 
@@ -80,18 +80,26 @@ class WireSearchBot:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     sdk.add_connection_args(parser)
-    parser.add_argument("--bot", default="ismcts", help="in-process bot: ismcts or greedy")
+    parser.add_argument(
+        "--bot",
+        default="ismcts",
+        choices=sorted(REFERENCE_BOTS),
+        help="in-process reference bot: ismcts or greedy",
+    )
     parser.add_argument("--iterations", type=int, default=None, help="ISMCTS iterations")
     parser.add_argument("--ms", type=float, default=None, help="ISMCTS time per move (ms)")
     parser.add_argument(
         "--seed", type=int, default=None, help="seed of the bot's RNG (default: the match's)"
     )
     args = parser.parse_args(argv)
-    spec: str = args.bot
-    params = [f"{k}={v}" for k, v in (("iterations", args.iterations), ("ms", args.ms)) if v]
-    if params and spec == "ismcts":
-        spec += ":" + ",".join(params)
-    sdk.serve(WireSearchBot(make_bot(spec), spec, args.seed), args)
+    params: dict[str, float] = {}
+    if args.bot == "ismcts":
+        params = {k: v for k, v in (("iterations", args.iterations), ("ms", args.ms)) if v}
+    spec = args.bot  # the name the bot plays under, as an arena spec
+    if params:
+        spec += ":" + ",".join(f"{k}={v}" for k, v in params.items())
+    bot = load_class(REFERENCE_BOTS[args.bot])(**params)
+    sdk.serve(WireSearchBot(bot, spec, args.seed), args)
 
 
 if __name__ == "__main__":

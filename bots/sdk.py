@@ -45,7 +45,7 @@ import grpc
 from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
-from bots.wire import (
+from wire.convert import (
     JSON,
     WireError,
     action_to_proto,

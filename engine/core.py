@@ -22,10 +22,11 @@ import json
 import random
 import types
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from engine.fields import StateFields
 from engine.observed import first_difference
 
 CHANCE = -1
@@ -73,9 +74,25 @@ class Action:
     {'kind': 'load', 'truck': 'T2'}
     >>> Load.from_json({"kind": "load", "truck": "T2"}) == Load("T2")
     True
+
+    ``str(action)`` is the short text people read (replays, legal-action lists on the
+    wire). A class declares it once as ``TEXT``, a :meth:`str.format` template over the
+    JSON field names (tuple fields are joined with commas); without ``TEXT`` it is the
+    kind followed by ``name=value`` pairs.
+
+    >>> @dataclass(frozen=True, slots=True)
+    ... class Take(Action):
+    ...     KIND: ClassVar[str] = "bonus_take"
+    ...     TEXT: ClassVar[str] = "bonus_take {from}:{tile}"
+    ...     from_: int
+    ...     tile: str
+    >>> str(Take(1, "S2F1")), str(Load("T2"))
+    ('bonus_take 1:S2F1', 'load truck=T2')
     """
 
     KIND: ClassVar[str] = ""
+    TEXT: ClassVar[str | None] = None
+    """The ``str.format`` template of ``str(action)`` (None: ``kind name=value ...``)."""
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {"kind": self.KIND}
@@ -112,14 +129,16 @@ class Action:
         return cls(**kwargs)
 
     def __str__(self) -> str:
-        parts = [self.KIND]
+        values = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if value is None:
-                continue
             if isinstance(value, tuple):
                 value = ",".join(str(v) for v in value)
-            parts.append(f"{f.name.rstrip('_')}={value}")
+            values[f.name.rstrip("_")] = value
+        if self.TEXT is not None:
+            return self.TEXT.format_map(values)
+        parts = [self.KIND]
+        parts.extend(f"{k}={v}" for k, v in values.items() if v is not None)
         return " ".join(parts)
 
 
@@ -268,10 +287,51 @@ def competition_ranks(keys: Sequence[Any]) -> list[int]:
 
 @dataclass(frozen=True)
 class Option:
-    """One documented game option: its default and what it means."""
+    """One documented game option: its default, what it means, and what it accepts.
+
+    ``type`` (``bool``, ``int``, ``str``, ``list``) and ``choices`` let
+    :meth:`Game.new_game` refuse the common mistakes itself, with one wording for every
+    game, and let tools show what an option accepts; ``Game._check_option`` checks the
+    rest (a list's items, combinations). JSON ``null`` always means the default.
+
+    >>> Option(False, "both boards", type=bool).problem("yes")
+    'must be true or false'
+    >>> Option("A", "board side", choices=("A", "B")).problem("C")
+    'must be one of "A", "B"'
+    >>> Option(None, "start seat", type=int).problem(2) is None
+    True
+    """
 
     default: JSON
     doc: str
+    type: type | None = None
+    choices: tuple[JSON, ...] | None = None
+
+    def problem(self, value: JSON) -> str | None:
+        """What is wrong with ``value`` by type and choices (None: nothing found)."""
+        if value is None:
+            return None
+        if self.choices is not None:
+            return check_choice(value, self.choices)
+        kind = self.type
+        if kind is None:
+            return None
+        if kind is bool and not isinstance(value, bool):
+            return "must be true or false"
+        if kind is int and (not isinstance(value, int) or isinstance(value, bool)):
+            return "must be an integer"
+        if kind is str and not isinstance(value, str):
+            return "must be a string"
+        if kind is list and not isinstance(value, list):
+            return "must be a list"
+        return None
+
+    def accepts(self) -> str:
+        """A short text of what the option accepts (for ``arena games``)."""
+        if self.choices is not None:
+            return " | ".join(json.dumps(c) for c in self.choices)
+        names = {bool: "true | false", int: "integer", str: "string", list: "list"}
+        return names.get(self.type, "JSON") if self.type is not None else "JSON"
 
 
 class Game:
@@ -332,11 +392,20 @@ class Game:
             if key not in self.option_specs:
                 known = ", ".join(sorted(self.option_specs)) or "none"
                 raise GameConfigError(f"{self.id} has no option {key!r}; options: {known}")
-            problem = self._check_option(key, value, num_players, options or {})
+            spec = self.option_specs[key]
+            problem = spec.problem(value)
+            if problem is None and value is not None:
+                problem = self._check_option(key, value, num_players, options or {})
             if problem:
                 raise GameConfigError(f"{self.id} option {key!r}: {problem} (got {value!r})")
-            opts[key] = value
+            opts[key] = spec.default if value is None else value
         return self._new_state(num_players, opts)
+
+    def components(self) -> dict[str, JSON]:
+        """Static data about the game's components that tools draw with (the HTML replay
+        viewer): what is printed on a tile or card that observations name only by id.
+        JSON-able, the same for every game of this version; ``{}`` when there is none."""
+        return {}
 
     def action_from_json(self, data: JSON) -> Action:
         """Decode an action or chance outcome from its JSON form."""
@@ -391,7 +460,7 @@ class Game:
         if difference is not None:
             raise ValueError(f"inconsistent observation: {difference}")
         state.history = []
-        state._legal = None
+        state._fields_changed()
         return state
 
     def _check_option(
@@ -419,10 +488,13 @@ class Game:
 
 
 class State:
-    """A game position. Subclasses implement the underscored hooks.
+    """A game position. Subclasses declare their fields and implement the underscored hooks.
 
-    The base class keeps ``history``, caches the legal actions between steps, checks
-    every action before applying it, and derives ``digest`` from ``_full_state``.
+    A subclass declares each field once, as an annotation with a one-line docstring
+    (see :mod:`engine.fields`); that declaration drives :meth:`clone`, :meth:`_full_state`,
+    :meth:`digest` and rebuilds (:func:`engine.fields.build`). The base class keeps
+    ``history``, caches the legal actions between steps and checks every action before
+    applying it.
     """
 
     game: Game
@@ -430,12 +502,38 @@ class State:
     options: dict[str, JSON]
     history: list[Action]
 
+    _declared: ClassVar[StateFields | None] = None
+    """Per-class cache of :meth:`declared_fields` (read from the class's own ``__dict__``)."""
+    _copy_fields: ClassVar[Callable[[State, State], None] | None] = None
+    """Per-class cache of the generated field copier :meth:`clone` calls."""
+
+    _BASE_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"game", "num_players", "options", "history", "_legal", "_BASE_FIELDS"}
+    )
+
     def __init__(self, game: Game, num_players: int, options: dict[str, JSON]) -> None:
+        self._init_base(game, num_players, options)
+
+    def _init_base(self, game: Game, num_players: int, options: dict[str, JSON]) -> None:
         self.game = game
         self.num_players = num_players
         self.options = options
         self.history = []
         self._legal: list[Action] | None = None
+
+    @classmethod
+    def declared_fields(cls) -> StateFields:
+        """The fields this class declares (read once from its annotations)."""
+        fields = cls.__dict__.get("_declared")
+        if fields is None:
+            fields = StateFields(cls, cls._BASE_FIELDS)
+            cls._declared = fields
+        return fields
+
+    def _fields_changed(self) -> None:
+        """Forget what the base class caches; call after changing fields outside ``apply``
+        (rebuilds, resamples, test builders)."""
+        self._legal = None
 
     # -- the contract ------------------------------------------------------
 
@@ -490,15 +588,26 @@ class State:
         return action
 
     def clone(self) -> State:
-        """An independent copy (subclasses copy their own fields in ``_copy_into``)."""
-        other = object.__new__(type(self))
+        """An independent copy: every declared field copied as deep as its type says."""
+        cls = type(self)
+        other = object.__new__(cls)
         other.game = self.game
         other.num_players = self.num_players
         other.options = self.options
         other.history = list(self.history)
         other._legal = self._legal
-        self._copy_into(other)
+        copy = cls.__dict__.get("_copy_fields")
+        if copy is None:  # first clone of this class: derive the copier once
+            copy = cls.declared_fields().copy_into
+            cls._copy_fields = copy
+        copy(self, other)
         return other
+
+    def scores(self) -> list[float]:
+        """Each seat's total so far: provisional during play (as if the game ended now,
+        by the rules' own scoring), final once the game is over (``result().scores``),
+        like OpenSpiel's ``Returns()``. Every observation carries it as ``scores``."""
+        return self._scores()
 
     def observation(self, seat: int | None) -> dict[str, JSON]:
         """What ``seat`` may know (``None``: the spectator's public view), JSON-able."""
@@ -512,12 +621,14 @@ class State:
         return self._result()
 
     def digest(self) -> str:
-        """A stable SHA-256 of the full state (hidden parts included)."""
+        """A stable SHA-256 of the full state (hidden parts included), in the digest layout
+        the fields declare (:class:`engine.fields.Digest`), which only a ``Game.version``
+        bump may change."""
         payload = {
             "game": self.game.id,
             "version": self.game.version,
             "players": self.num_players,
-            "state": self._full_state(),
+            "state": self._digest_layout(),
         }
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
@@ -544,9 +655,6 @@ class State:
     def _apply(self, action: Action) -> None:
         raise NotImplementedError
 
-    def _copy_into(self, other: State) -> None:
-        raise NotImplementedError
-
     def _observation(self, seat: int | None) -> dict[str, JSON]:
         raise NotImplementedError
 
@@ -554,8 +662,19 @@ class State:
         raise NotImplementedError
 
     def _full_state(self) -> JSON:
-        """Everything that defines the state, hidden parts included, JSON-able."""
-        raise NotImplementedError
+        """Everything that defines the state, hidden parts included: ``{field: JSON}``."""
+        return type(self).declared_fields().full_state(self)
+
+    def _digest_layout(self) -> JSON:
+        """The full state as :meth:`digest` hashes it (declared keys and positions)."""
+        if type(self)._full_state is not State._full_state:  # an undeclared state's own
+            return self._full_state()
+        return type(self).declared_fields().digest_layout(self)
+
+    def _scores(self) -> list[float]:
+        if self.is_terminal():
+            return self._result().scores
+        raise NotImplementedError(f"{self.game.id} does not keep provisional scores")
 
     def _resample(self, seat: int, rng: random.Random) -> State:
         """Default for games with no hidden state beyond unmodelled draw order."""

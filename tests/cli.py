@@ -1,7 +1,7 @@
 """The one way tests run the ``arena`` command line: in-process, with Typer's CliRunner.
 
 ``run_cli("play", "dziobaki", "--bots", "random")`` runs ``arena play dziobaki --bots
-random`` as ``arena.cli.main`` would (every command registered, a bare ``--show``
+random`` as ``arena.cli.app.main`` would (every command registered, a bare ``--show``
 normalised) and returns ``CliResult(exit_code, stdout, stderr)``. An exception that
 escapes a command is a crash, as it would be in a real process: exit code 1 and the
 traceback at the end of ``stderr`` (so ``"Traceback" not in result.stderr`` still
@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-_registered: set[int] = set()
-
 
 @dataclass(frozen=True)
 class CliResult:
@@ -30,15 +28,13 @@ class CliResult:
     stderr: str
 
 
-def _app() -> Any:
-    """The Typer app with every command registered (once per process), and the argv fixer."""
-    # Imported lazily, in one line: if the CLI moves, this is the line to change.
-    from arena.cli import _normalise_show, _register_extensions, app
+def _app() -> tuple[Any, Any]:
+    """The Typer app (every command registered) and the argv fixer of ``main``."""
+    # Imported lazily (the command modules import their heavy parts when they run).
+    from arena.cli.app import app
+    from arena.cli.play import normalise_show
 
-    if id(app) not in _registered:
-        _register_extensions()
-        _registered.add(id(app))
-    return app, _normalise_show
+    return app, normalise_show
 
 
 def run_cli(

@@ -12,7 +12,8 @@ one worker runs them all and builds the thing once:
 - ``node`` / ``go``: the example bots' builds (``npm ci``, ``make -C bots/go``; see
   ``tests/bots/conftest.py``), which write into the repository;
 - ``browser``: the headless Chromium of the viewer test;
-- ``mlflow``: the replay tests' MLflow store (``logged_run``), slow to create.
+- ``mlflow``: the replay tests' MLflow store (``logged_run``), slow to create;
+- ``postgres``: the ladder tests' PostgreSQL server (``tests/ladder/conftest.py``).
 
 Tiers (markers, registered in pyproject.toml): ``browser``, ``toolchain``, ``server``,
 ``slow``. A test that uses one of the fixtures above without its group and tier marker
@@ -41,6 +42,7 @@ EXCLUSIVE_FIXTURES = {
     "go_bot": ("go", "toolchain"),
     "browser": ("browser", "browser"),
     "logged_run": ("mlflow", "slow"),
+    "postgres": ("postgres", "server"),
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from arena.records import read_records, verify_record
+from arena.match.records import read_records, verify_record
 
 
 def test_games_lists_every_registered_game_with_options(run_cli: Any) -> None:

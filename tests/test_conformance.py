@@ -6,7 +6,10 @@ game is covered by registering it. At every step it checks:
 
 - a seat to move has legal actions; a chance node has outcomes whose probabilities sum
   to 1; actions and outcomes round-trip through JSON and are hashable;
-- observations (every seat and the spectator) are JSON-serialisable;
+- observations (every seat and the spectator) are JSON-serialisable and open with the
+  common header: ``you`` (the viewing seat, null for the spectator), ``current_player``,
+  ``phase`` (a string) and ``scores`` (``state.scores()``, one per seat, final at the end);
+- the full state is ``{field: value}`` over the state's declared fields (engine.fields);
 - an action that is not legal now (seen elsewhere in the game) is rejected with
   IllegalActionError and the state is unchanged;
 - ``clone`` is independent, and applying the same step to state and clone gives the
@@ -94,7 +97,10 @@ def _check_step(state: State, rng: random.Random, seen: list[Action]) -> Action:
         choice = legal[rng.randrange(len(legal))]
 
     for seat in [*range(state.num_players), None]:
-        json.dumps(state.observation(seat))
+        _check_header(state, seat)
+    assert set(state._full_state()) == {
+        s.name for s in type(state).declared_fields().specs if not s.digest.skip
+    }
 
     before = state.digest()
     illegal = [a for a in seen[-50:] if not state.is_legal(a)]
@@ -122,6 +128,17 @@ def _check_step(state: State, rng: random.Random, seen: list[Action]) -> Action:
     return choice
 
 
+def _check_header(state: State, seat: int | None) -> None:
+    """The observation header every game shares (the engine contract)."""
+    obs = json.loads(json.dumps(state.observation(seat)))
+    header = {k: obs.get(k, "<missing>") for k in ("you", "current_player", "phase", "scores")}
+    assert header["you"] == seat, header
+    assert header["current_player"] == state.current_player, header
+    assert isinstance(header["phase"], str), header
+    scores = state.scores()
+    assert header["scores"] == scores and len(scores) == state.num_players, (header, scores)
+
+
 def _check_result(state: State) -> None:
     result = state.result()
     n = state.num_players
@@ -132,6 +149,8 @@ def _check_result(state: State) -> None:
             if result.ranks[s] < result.ranks[t]:
                 assert result.scores[s] >= result.scores[t], "a better rank with a lower score"
     json.dumps(result.to_json())
+    if all(float(x).is_integer() for x in result.scores):
+        assert all(isinstance(x, int) for x in result.scores), "integer scores are ints"
 
 
 @pytest.mark.parametrize(("game_id", "num_players", "variant"), PARAMS)
@@ -148,6 +167,9 @@ def test_random_playouts(game_id: str, num_players: int, variant: int) -> None:
             assert len(state.history) <= bound, f"no end after {bound} steps"
         assert state.legal_actions() == [] and state.chance_outcomes() == []
         _check_result(state)
+        assert state.scores() == state.result().scores, "final scores() is the result's"
+        for seat in [*range(state.num_players), None]:
+            _check_header(state, seat)
         fresh = game.new_game(num_players, options)
         for step in state.history:
             fresh.apply(game.action_from_json(step.to_json()))

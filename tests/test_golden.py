@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.match import MatchSpec, play_match
+from arena.match.runner import MatchSpec, play_match
 from bots.random_bot import RandomBot
 from engine import GAMES, Game
 

@@ -1,23 +1,11 @@
 """The gRPC game server: tables (matches), remote seats, the GameService, ``arena serve``.
 
-Modules: ``app`` (GameServer: start/stop, health, reflection, hosting), ``hub``
-(tables and credentials, ServerConfig, ``drive``), ``table`` (one match), ``seats``
-(RemoteSeat, the Bot adapter of a remote seat), ``service`` (RPC handlers),
-``messages`` (engine values -> wire messages), ``streams`` (outbound queues, rate
-limit), ``cli`` (``arena serve``, ``arena bench grpc``).
+Modules: ``app`` (GameServer: start/stop, health, reflection, hosting; RecordJournal),
+``hub`` (tables and credentials, ServerConfig, ``drive``), ``table`` (one match),
+``seats`` (RemoteSeat, the Bot adapter of a remote seat, and SeatTable, what it needs of
+its table), ``service`` (RPC handlers), ``messages`` (engine values -> wire messages),
+``streams`` (outbound queues, rate limit). ``arena serve`` is ``arena.cli.server``.
+
+The server plays matches with ``arena.match`` and converts with ``wire``; it imports
+nothing of ``bots``.
 """
-
-from arena.server.app import GameServer, ServerError
-from arena.server.hub import ServerConfig, drive
-from arena.server.seats import RemoteSeat
-from arena.server.table import MatchAborted, Table
-
-__all__ = [
-    "GameServer",
-    "MatchAborted",
-    "RemoteSeat",
-    "ServerConfig",
-    "ServerError",
-    "Table",
-    "drive",
-]

@@ -4,7 +4,7 @@ The server runs a ``grpc.aio`` server on its own event-loop thread and serves
 ``menagerie.v1.GameService``, standard ``grpc.health.v1`` health and server reflection
 (grpcurl-compatible). Matches it hosts (``create_match``, or the CreateMatch RPC) are
 played by ``arena.match.play_match`` in one thread each; tables opened with
-``open_table`` are driven by the caller (``arena.cmdbots``).
+``open_table`` are driven by the caller (``arena.match.cmdbots``).
 
 Graceful shutdown (``stop``): health turns NOT_SERVING first and new matches are
 refused (UNAVAILABLE); in-flight matches get ``grace_s`` to finish; the rest are aborted
@@ -20,11 +20,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -32,15 +34,33 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from arena.match import MatchConfig, MatchSpec
-from arena.server.hub import Hub, ServerConfig, StepHook, drive
+from arena.match.records import dumps_line
+from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
+from arena.server.hub import Hub, ServerConfig, drive
 from arena.server.service import SERVICE, GameService, handler
 from arena.server.table import Table
-from bots.base import Bot
 
 log = logging.getLogger("arena.server")
 
 RecordSink = Callable[[dict[str, Any]], None]
+
+
+class RecordJournal:
+    """Appends finished records to a JSONL file, aborted ones to ``<name>.aborted.jsonl``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.aborted_path = path.with_name(f"{path.stem}.aborted{path.suffix or '.jsonl'}")
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        target = self.aborted_path if record.get("aborted") else self.path
+        line = dumps_line(record) + "\n"
+        with self._lock, target.open("a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
 
 
 class ServerError(RuntimeError):

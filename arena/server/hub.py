@@ -7,23 +7,20 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import MatchConfig, MatchSpec
+from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.seats import RemoteSeat
 from arena.server.streams import StreamError
 from arena.server.table import MatchAborted, Table
-from bots.base import Bot
 from engine import Action, State
 
 log = logging.getLogger("arena.server")
-
-StepHook = Callable[[State, int, Action], None]
 
 
 @dataclass
@@ -60,6 +57,10 @@ class ServerConfig:
     in the event loop (the p99 of move latency under load). ``arena serve`` and ``arena bench
     grpc`` set it (:data:`GC_THRESHOLD`); embedded servers do not."""
 
+
+SWITCH_INTERVAL_S = 0.0005
+"""The GIL switch interval of a dedicated game server process (``arena serve``, ``arena
+bench grpc``): see ``ServerConfig.switch_interval_s``."""
 
 GC_THRESHOLD = (20_000, 50, 1000)
 """The game server's collector thresholds: a young generation of 20k objects (the default

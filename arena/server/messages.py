@@ -13,9 +13,9 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 from menagerie.v1 import game_service_pb2 as pb
 
-from bots.wire import OBSERVATION_CLASSES, WireError, action_to_proto, to_message
 from engine import Action
 from engine.core import JSON
+from wire.convert import OBSERVATION_CLASSES, WireError, action_to_proto, to_message
 
 POLICIES: dict[str, pb.FailurePolicy.ValueType] = {
     "forfeit": pb.FAILURE_POLICY_FORFEIT,
@@ -68,7 +68,9 @@ class TurnEncoder:
     """Encodes a game's ``Turn`` as serialised ``PlayResponse`` bytes (what the Play stream
     writes), from cached encodings of each legal action (``index`` aside) and the typed
     observation serialised once: no intermediate messages are built and copied into their
-    envelopes. The bytes equal ``PlayResponse(turn=...).SerializeToString()``."""
+    envelopes. The bytes equal ``PlayResponse(turn=...).SerializeToString(deterministic=True)``
+    (the observation's map entries in key order: the same observation is always the same
+    bytes; tests/wire/test_turn_encoder.py checks it for every game)."""
 
     def __init__(self, game_id: str) -> None:
         self.game_id = game_id
@@ -80,7 +82,9 @@ class TurnEncoder:
         """``LegalAction`` text and action fields of ``action`` (cached, shared by tables)."""
         hit = self._legal.get(action)
         if hit is None:
-            typed = action_to_proto(self.game_id, action.to_json()).SerializeToString()
+            typed = action_to_proto(self.game_id, action.to_json()).SerializeToString(
+                deterministic=True
+            )
             hit = _delimited(_TEXT, str(action).encode()) + _delimited(_ACTION, typed)
             if len(self._legal) < _CACHE_LIMIT:
                 self._legal[action] = hit
@@ -89,7 +93,8 @@ class TurnEncoder:
     def observation(self, observation: Mapping[str, JSON]) -> bytes:
         """The encoded envelope ``Observation`` of an observation JSON."""
         try:
-            inner = to_message(self._observation_class, observation).SerializeToString()
+            message = to_message(self._observation_class, observation)
+            inner = message.SerializeToString(deterministic=True)
         except WireError as exc:
             raise WireError(
                 f"{self.game_id} observation does not fit the wire schema: {exc}"

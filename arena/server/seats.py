@@ -26,19 +26,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
+from arena.match.runner import BotFailure, Turn
 from arena.server.messages import error_message
 from arena.server.streams import Outbox, StreamError
-from bots.base import BotFailure, Turn
-from bots.wire import WireError, action_from_proto
-from engine import Action, IllegalActionError
-
-if TYPE_CHECKING:
-    from arena.server.table import Table
+from engine import Action, Game, IllegalActionError
+from wire.convert import WireError, action_from_proto
 
 
 @dataclass(slots=True)
@@ -64,6 +61,59 @@ FAILED = "failed"  # (internal) (pending, BotFailure): becomes an ANSWER
 Handback = tuple[str, Any]
 
 
+class SeatTable(Protocol):
+    """What a seat needs of its table (``arena.server.table.Table`` implements it).
+
+    The seat never imports the table: this is the whole of their contract.
+    """
+
+    current: Pending | None
+    """The pending turn of the table (of some seat), set by the seat that issues it."""
+
+    @property
+    def match_id(self) -> str: ...
+    @property
+    def game(self) -> Game: ...
+    @property
+    def policy(self) -> str:
+        """``forfeit`` or ``random`` (what a failure costs the seat)."""
+
+    @property
+    def turn_lock(self) -> threading.Lock:
+        """One lock for the turns of every seat of the table."""
+
+    # the clocks (seconds unless said otherwise)
+    @property
+    def move_ms(self) -> float | None: ...
+    @property
+    def margin_ms(self) -> float: ...
+    @property
+    def clock_s(self) -> float | None: ...
+    @property
+    def stall_s(self) -> float: ...
+    @property
+    def wait_s(self) -> float: ...
+    @property
+    def created(self) -> float: ...
+    @property
+    def join_timeout_s(self) -> float: ...
+
+    # an abort in progress
+    @property
+    def aborting(self) -> bool: ...
+    @property
+    def abort_reason(self) -> str: ...
+    def is_over(self) -> bool: ...
+
+    # turns and what the seat hands back to the match thread
+    def next_sequence(self) -> int: ...
+    def turn_message(self, sequence: int, seat: int, turn: Turn) -> bytes: ...
+    def match_start(self, seat: int) -> pb.MatchStart: ...
+    def answered_locked(self, pending: Pending, action: Action) -> None: ...
+    def hand_back_locked(self, handback: Handback) -> None: ...
+    def await_handback(self) -> Handback: ...
+
+
 @dataclass
 class Accepted:
     """The last accepted move of a seat (to answer an exact resend idempotently)."""
@@ -77,7 +127,7 @@ class Accepted:
 class RemoteSeat:
     """One seat of a table played by a remote bot (the Bot protocol of ``bots.base``)."""
 
-    def __init__(self, table: Table, seat: int, name: str) -> None:
+    def __init__(self, table: SeatTable, seat: int, name: str) -> None:
         self.table = table
         self.seat = seat
         self.name = name

@@ -29,7 +29,7 @@ import grpc
 from google.protobuf.message import DecodeError
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import MatchConfig, MatchSpec
+from arena.match.runner import MatchConfig, MatchSpec
 from arena.server.hub import Hub
 from arena.server.messages import error_message, policy_name, serialize_play_response
 from arena.server.seats import RemoteSeat

@@ -3,7 +3,7 @@
 Whoever drives a table (``arena.server.hub.drive``) calls ``table.run`` in a thread of
 its own (the match thread), then ``table.finish(record)`` (or ``table.abort``). The game
 server drives the tables it hosts (CreateMatch) in threads; ``arena play`` and the
-arena's workers drive their own through :mod:`arena.cmdbots`. (``arena.match.play_match``
+arena's workers drive their own through :mod:`arena.match.cmdbots`. (``arena.match.play_match``
 with ``table.bots`` also works, without the inline continuation below.)
 
 ``run`` plays ``arena.match.match_steps``. A good move of a remote seat is applied in
@@ -26,8 +26,19 @@ from typing import Any
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.match import MatchConfig, MatchSpec, MatchSteps, StepHook, ask, match_steps
-from arena.records import CHANCE_SEAT, FORMAT
+from arena.match.records import CHANCE_SEAT
+from arena.match.runner import (
+    Bot,
+    MatchConfig,
+    MatchSpec,
+    MatchSteps,
+    StepHook,
+    Turn,
+    ask,
+    match_steps,
+    record_head,
+    timed,
+)
 from arena.server.messages import POLICIES, game_over_message, options_json, turn_encoder
 from arena.server.seats import (
     ANSWER,
@@ -41,9 +52,9 @@ from arena.server.seats import (
     RemoteSeat,
 )
 from arena.server.streams import Outbox
-from bots.base import Bot, Turn
-from bots.wire import observation_to_proto
 from engine import CHANCE, Action, State, get_game
+from engine.core import JSON
+from wire.convert import observation_to_proto
 
 WAITING = pb.MATCH_STATUS_WAITING
 RUNNING = pb.MATCH_STATUS_RUNNING
@@ -163,7 +174,8 @@ class Table:
                 if kind == TURN:
                     turn = value
                 elif kind == MOVE:
-                    turn = steps.send(self._answer(*value))
+                    action, ms = value
+                    turn = steps.send(timed(action, ms, config))
                 elif kind == ANSWER:
                     turn = steps.send(value)
                 elif kind == DONE:
@@ -175,13 +187,6 @@ class Table:
             return done.value
         finally:
             self._steps = None
-
-    def _answer(self, action: Action, ms: float) -> tuple[Action, float, tuple[str, str] | None]:
-        """The Answer of a good move made in ``ms`` (late beyond the clock: an event)."""
-        move_ms = self._config.move_ms
-        if move_ms is not None and ms > move_ms:
-            return action, ms, ("timeout", f"took {ms:.1f} ms of {move_ms:.0f} ms")
-        return action, ms, None
 
     def answered_locked(self, pending: Pending, action: Action) -> None:
         """A good move answered ``pending`` (turn lock held, the receiving thread): advance
@@ -195,7 +200,7 @@ class Table:
             return
         started = time.perf_counter()
         try:
-            turn = steps.send(self._answer(action, ms))
+            turn = steps.send(timed(action, ms, self._config))
         except StopIteration as done:
             self.hand_back_locked((DONE, done.value))
             return
@@ -373,17 +378,9 @@ class Table:
                     }
                 )
                 replay.apply(action)
+        players: list[dict[str, JSON]] = [{"seat": s, "name": n} for s, n in enumerate(self.names)]
         return {
-            "format": FORMAT,
-            "game": self.game.id,
-            "game_version": self.game.version,
-            "num_players": self.spec.num_players,
-            "options": self.spec.options,
-            "players": [{"seat": s, "name": n} for s, n in enumerate(self.names)],
-            "tournament_id": self.spec.tournament_id,
-            "match_id": self.spec.match_id or self.match_id,
-            "game_id": self.spec.game_id,
-            "seed": self.spec.seed,
+            **record_head(self.spec, self.game, players, self.match_id),
             "steps": steps,
             "aborted": True,
             "reason": self.abort_reason,

@@ -8,15 +8,15 @@ rollout cutoff. The estimate is the current score plus what a thoughtful player 
 count on (open enclosures, pending captures, food shortages, ...), documented per game.
 
 :class:`ObservedScores` is the generic fallback for a game without its own module: the
-current score of every seat as the spectator observation shows it (``scores`` or a
-``total`` per player), so every registered game gets a greedy and an ISMCTS bot.
+current score of every seat as the spectator observation's header shows it (``scores``,
+which every game's observation carries: ``state.scores()``, provisional during play), so
+every registered game gets a greedy and an ISMCTS bot.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from engine import Action, State
 from engine.core import JSON
@@ -44,7 +44,6 @@ class Heuristic:
     solitaire: bool = False
     """True when no seat's decisions affect another seat's score (Dziobaki): ISMCTS then
     rewards each seat by its own score and does not branch on the other seats' moves."""
-    """Decisions an ISMCTS rollout plays before the position is scored with ``estimate``."""
 
     def estimate(self, state: State) -> list[float]:
         """Estimated final score of every seat of ``state`` (a full state)."""
@@ -76,39 +75,19 @@ class ObservedScores(Heuristic):
 
 
 def observed_scores(obs: Mapping[str, JSON], num_players: int) -> list[float]:
-    """The per-seat current scores found in an observation, or zeros if none are shown.
+    """The per-seat current scores of an observation: its header's ``scores`` (the engine
+    contract: every game's observation carries ``scores``, one number per seat).
 
-    Looks for a top-level ``scores`` list, then for a ``total`` (or ``score.total`` /
-    ``points.total``) in each entry of ``players`` or ``boards``.
-
-    >>> observed_scores({"scores": [3, 5]}, 2)
+    >>> observed_scores({"you": None, "current_player": 0, "phase": "play", "scores": [3, 5]}, 2)
     [3.0, 5.0]
-    >>> observed_scores({"players": [{"total": 1}, {"score": {"total": 4}}]}, 2)
-    [1.0, 4.0]
+
+    A ValueError names what is wrong when ``scores`` is missing or not one number per seat.
     """
     scores = obs.get("scores")
-    if isinstance(scores, list) and len(scores) == num_players:
-        return [_num(s) for s in scores]
-    for key in ("players", "boards"):
-        entries = obs.get(key)
-        if isinstance(entries, list) and len(entries) == num_players:
-            return [_total(e) for e in entries]
-    return [0.0] * num_players
-
-
-def _total(entry: Any) -> float:
-    if not isinstance(entry, Mapping):
-        return 0.0
-    if "total" in entry:
-        return _num(entry["total"])
-    for key in ("score", "points", "breakdown"):
-        sub = entry.get(key)
-        if isinstance(sub, Mapping) and "total" in sub:
-            return _num(sub["total"])
-        if isinstance(sub, int | float) and not isinstance(sub, bool):
-            return float(sub)
-    return 0.0
-
-
-def _num(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+    if not isinstance(scores, list) or len(scores) != num_players:
+        raise ValueError(
+            f"the observation header's scores must list {num_players} numbers, got {scores!r}"
+        )
+    if not all(isinstance(s, int | float) and not isinstance(s, bool) for s in scores):
+        raise ValueError(f"the observation header's scores must be numbers, got {scores!r}")
+    return [float(s) for s in scores]

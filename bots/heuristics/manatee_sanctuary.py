@@ -32,20 +32,22 @@ from typing import Any
 
 from bots.heuristics.base import Heuristic
 from engine import Action, State
+from engine.manatee_sanctuary.actions import Act, Expand, Keep, Return, Split
 from engine.manatee_sanctuary.data import (
     CARD_INDEX,
     ENDGAME,
     HABITAT,
     N_HARVEST,
-    N_PINK,
-    N_RANDOM,
-    N_YELLOW,
+    N_RESCUE,
+    RETURN_PENALTY,
     ROUND_POINTS,
 )
+from engine.manatee_sanctuary.player import food_need
+from engine.manatee_sanctuary.scoring import endgame_card_points
 
-RETURN_COST = 2.0
 FUTURE_SHORTFALL_WEIGHT = 0.6
-SPACE_VALUE = 0.3
+FREE_SPACE_WEIGHT = 0.3
+"""Value of one free habitat space (room for future rescues)."""
 HAND_WEIGHT = 0.6
 ENDGAME_CARD_VALUE = 4.0
 
@@ -78,8 +80,7 @@ class Seat:
         self._values: dict[str, float] = {}
 
     def need(self) -> int:
-        g, p, y = self.housed
-        return g + y + 2 * p
+        return food_need(self.housed)
 
     def points_per(self) -> tuple[float, float, float]:
         """Future round points of one grey, pink and yellow manatee."""
@@ -92,16 +93,7 @@ class Seat:
         return g, p, y
 
     def endgame_points(self) -> float:
-        g, p, y = self.housed
-        total = 0.0
-        for kind in self.endgame:
-            if kind == "per_2_manatees_1":
-                total += (g + p + y) // 2
-            elif kind == "per_pink_2":
-                total += 2 * p
-            elif kind == "per_yellow_3":
-                total += 3 * y
-        return total
+        return float(sum(endgame_card_points(kind, self.housed) for kind in self.endgame))
 
     def manatee_net(self) -> float:
         """Net future value of one more (random) manatee: its points minus its food."""
@@ -113,10 +105,9 @@ class Seat:
         if known is not None:
             return known
         c = CARD_INDEX[card]
-        rescue = N_PINK[c] + N_YELLOW[c] + N_RANDOM[c]
         free = max(0, self.capacity - self.usage)
-        act = min(rescue, free + 1) * self.manatee_net() + N_HARVEST[c] * self.flowers * 0.6
-        habitat_value = SPACE_VALUE * HABITAT[c] * (1.0 if len(self.rounds) > 1 else 0.5)
+        act = min(N_RESCUE[c], free + 1) * self.manatee_net() + N_HARVEST[c] * self.flowers * 0.6
+        habitat_value = FREE_SPACE_WEIGHT * HABITAT[c] * (1.0 if len(self.rounds) > 1 else 0.5)
         expand = 1.5 + habitat_value + (ENDGAME_CARD_VALUE if ENDGAME[c] else 0.0)
         value = self._values[card] = max(act, expand)
         return value
@@ -127,7 +118,7 @@ class Seat:
             return 0.0
         g_pts, p_pts, y_pts = self.points_per()
         need = self.need()
-        per_food = RETURN_COST + min(
+        per_food = RETURN_PENALTY + min(
             g_pts if self.housed[0] else 1e9,
             p_pts / 2 if self.housed[1] else 1e9,
             y_pts if self.housed[2] else 1e9,
@@ -137,7 +128,7 @@ class Seat:
         food = self.food + harvest
         loss = max(0.0, need - food) * per_food
         carry = max(0.0, food - need)
-        later_per_food = max(RETURN_COST, per_food - g_pts / max(1, len(self.rounds)))
+        later_per_food = max(RETURN_PENALTY, per_food - g_pts / max(1, len(self.rounds)))
         for _ in self.rounds[1:]:
             income = 1.5 * self.flowers + 1.0
             short = max(0.0, need - carry - income)
@@ -152,7 +143,7 @@ class Seat:
         harvest = sum(N_HARVEST[CARD_INDEX[c]] for c in hand) * self.flowers * 0.7
         est += self.food_balance(harvest)
         if len(self.rounds) > 1:
-            est += SPACE_VALUE * min(6, max(0, self.capacity - self.usage))
+            est += FREE_SPACE_WEIGHT * min(6, max(0, self.capacity - self.usage))
             est += 0.3 * self.flowers
         return est + HAND_WEIGHT * hand_value
 
@@ -215,49 +206,61 @@ class ManateeHeuristic(Heuristic):
         return out
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
-        kind = legal[0].KIND
-        if kind in ("act", "expand"):
-            seat = state.current_player
-            obs = state.observation(seat)
-            me = Seat(obs["players"][seat], obs)
-            best, best_v = legal[0], -1e9
-            for a in legal:
-                c = CARD_INDEX[str(getattr(a, "card", ""))]
-                if a.KIND == "act":
-                    rescue = N_PINK[c] + N_YELLOW[c] + N_RANDOM[c]
-                    free = max(0, me.capacity - me.usage)
-                    v = min(rescue, free) * me.manatee_net() + N_HARVEST[c] * me.flowers * 0.6
-                else:
-                    v = 1.5 + SPACE_VALUE * HABITAT[c] + (ENDGAME_CARD_VALUE if ENDGAME[c] else 0)
-                v += rng.random()
-                if v > best_v:
-                    best, best_v = a, v
-            return best
-        if kind == "return":
-            # cheapest in points: greys before yellows before pinks, fewest manatees
-            def cost(a: Action) -> tuple[int, int]:
-                g, p, y = (int(getattr(a, k, 0)) for k in ("grey", "pink", "yellow"))
-                return (4 * p + 2 * y + g, g + p)
+        match legal[0]:
+            case Act() | Expand():
+                return self._rollout_play(state, legal, rng)
+            case Return():
+                return min(legal, key=_return_cost)
+            case Split():
+                seat = state.current_player
+                obs = state.observation(seat)
+                me = Seat(obs["players"][seat], obs)
+                dealt = obs.get("dealt") or []
 
-            return min(legal, key=cost)
-        if kind == "split":
-            seat = state.current_player
-            obs = state.observation(seat)
-            me = Seat(obs["players"][seat], obs)
-            dealt = obs.get("dealt") or []
-            return max(
-                legal,
-                key=lambda a: split_value(me, dealt, getattr(a, "small", ())) + rng.random() * 0.5,
-            )
-        if kind == "keep":
-            seat = state.current_player
-            obs = state.observation(seat)
-            me = Seat(obs["players"][seat], obs)
-            small = stack_value(me, obs.get("received_small") or [])
-            large = stack_value(me, obs.get("received_large") or [])
-            want = "small" if small > large else "large"
-            return next((a for a in legal if getattr(a, "stack", "") == want), legal[0])
+                def split_key(a: Action) -> float:
+                    small = a.small if isinstance(a, Split) else ()
+                    return split_value(me, dealt, small) + rng.random() * 0.5
+
+                return max(legal, key=split_key)
+            case Keep():
+                seat = state.current_player
+                obs = state.observation(seat)
+                me = Seat(obs["players"][seat], obs)
+                small = stack_value(me, obs.get("received_small") or [])
+                large = stack_value(me, obs.get("received_large") or [])
+                want = Keep("small" if small > large else "large")
+                return next((a for a in legal if a == want), legal[0])
         return legal[rng.randrange(len(legal))]
+
+    def _rollout_play(self, state: State, legal: list[Action], rng: random.Random) -> Action:
+        """Act or expand with the better of the card values (see the module docstring)."""
+        seat = state.current_player
+        obs = state.observation(seat)
+        me = Seat(obs["players"][seat], obs)
+        free = max(0, me.capacity - me.usage)
+        best, best_v = legal[0], -1e9
+        for a in legal:
+            match a:
+                case Act(card=card):
+                    c = CARD_INDEX[card]
+                    v = min(N_RESCUE[c], free) * me.manatee_net() + N_HARVEST[c] * me.flowers * 0.6
+                case Expand(card=card):
+                    c = CARD_INDEX[card]
+                    v = 1.5 + FREE_SPACE_WEIGHT * HABITAT[c]
+                    v += ENDGAME_CARD_VALUE if ENDGAME[c] else 0
+                case _:
+                    continue
+            v += rng.random()
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+
+def _return_cost(a: Action) -> tuple[int, int]:
+    """Cheapest in points: greys before yellows before pinks, fewest manatees."""
+    if not isinstance(a, Return):
+        return (1 << 30, 0)
+    return (4 * a.pink + 2 * a.yellow + a.grey, a.grey + a.pink)
 
 
 HEURISTIC = ManateeHeuristic()

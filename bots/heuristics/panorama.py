@@ -26,8 +26,9 @@ from typing import Any
 
 from bots.heuristics.base import Heuristic
 from engine import Action, State
+from engine.panorama.actions import Fly, Place
+from engine.panorama.data import LAND, TILE_INDEX, TILE_INFO
 from engine.panorama.scoring import analyse, areas
-from engine.panorama.tiles import LAND, TILE_INDEX, TILE_INFO
 
 OPEN_WEIGHT = 0.35
 TEMPO = 1.5
@@ -115,26 +116,28 @@ class PanoramaHeuristic(Heuristic):
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
         obs = state.observation(None)
-        if legal[0].KIND == "place":
-            seat = obs["active_player"]
-            p = obs["players"][seat]
-            tiles = panorama_tiles(p)
-            lft, rgt = place_gain(tiles, p["start_index"], TILE_INDEX[obs["held_tile"]])
-            if lft == rgt:
-                return legal[rng.randrange(len(legal))]
-            return legal[0] if (lft > rgt) == (getattr(legal[0], "end", "") == "left") else legal[1]
+        match legal[0]:
+            case Place(end=first_end):
+                seat = obs["active_player"]
+                p = obs["players"][seat]
+                tiles = panorama_tiles(p)
+                lft, rgt = place_gain(tiles, p["start_index"], TILE_INDEX[obs["held_tile"]])
+                if lft == rgt:
+                    return legal[rng.randrange(len(legal))]
+                return legal[0] if (lft > rgt) == (first_end == "left") else legal[1]
         n = obs["num_spaces"]
         token = obs["token_space"]
         tops = {sp["space"]: sp["top"] for sp in obs["spaces"]}
         best, best_v = legal[0], -1e9
         for a in legal:
-            space = int(getattr(a, "space", 0))
-            top = tops.get(space)
-            v = rng.random() * 3.0 - 0.4 * ((space - token) % n)
-            if top:
-                v += TILE_VALUE[TILE_INDEX[top]]
-            if v > best_v:
-                best, best_v = a, v
+            match a:
+                case Fly(space=space):
+                    top = tops.get(space)
+                    v = rng.random() * 3.0 - 0.4 * ((space - token) % n)
+                    if top:
+                        v += TILE_VALUE[TILE_INDEX[top]]
+                    if v > best_v:
+                        best, best_v = a, v
         return best
 
 

@@ -27,14 +27,28 @@ from typing import Any
 
 from bots.heuristics.base import Heuristic
 from engine import Action, State
+from engine.zooloretto_mini.actions import (
+    BonusDiscard,
+    BonusSkip,
+    BonusTake,
+    Draw,
+    Load,
+    Place,
+    TakeTruck,
+)
+from engine.zooloretto_mini.data import (
+    DESTINATIONS,
+    ENCLOSURE_POINTS,
+    ENCLOSURE_SIZE,
+    SPECIES,
+    animal_tiles,
+)
 
-POINTS = (0, 1, 2, 3, 4, 8, 12)
-SIZE = 6
-TILES_PER_SPECIES = 11
+ADULT_TILES = {s: len(animal_tiles(s)) for s in SPECIES}
+"""Adult animal tiles per species (11: the engine's tile set)."""
 BONUS_VALUE = 1.5
 POTENTIAL_WEIGHT = 0.7
 OPTION_WEIGHT = 0.5
-DESTS = ("E1", "E2", "E3", "barn")
 
 
 class Enclosure:
@@ -57,7 +71,7 @@ class Enclosure:
         return other
 
     def fits(self, tile: str) -> bool:
-        if self.tiles >= SIZE:
+        if self.tiles >= ENCLOSURE_SIZE:
             return False
         return tile.startswith("L") or self.species in ("", tile[:2])
 
@@ -83,7 +97,7 @@ class Zoo:
         kinds: set[str] = set()
         total = 0
         for e in self.encs:
-            total += POINTS[e.animals]
+            total += ENCLOSURE_POINTS[e.animals]
             kinds |= e.kinds
         return total + 2 * len(kinds) - 2 * len(self.barn)
 
@@ -97,7 +111,7 @@ class Zoo:
         e.tiles += 1
         if tile.startswith("L"):
             e.kinds.add(tile[1])
-            return int(e.tiles >= SIZE > before)
+            return int(e.tiles >= ENCLOSURE_SIZE > before)
         e.species = tile[:2]
         e.animals += 1
         sex = tile[2] if len(tile) > 2 else ""
@@ -111,10 +125,10 @@ class Zoo:
             e.males += 1
         elif sex == "F":
             e.females += 1
-        return int(e.tiles >= SIZE > before)
+        return int(e.tiles >= ENCLOSURE_SIZE > before)
 
     def _birth(self, e: Enclosure) -> None:
-        if e.tiles < SIZE:
+        if e.tiles < ENCLOSURE_SIZE:
             e.tiles += 1
             e.animals += 1
         else:
@@ -132,17 +146,17 @@ class Zoo:
             if landscape:
                 gain = 0.0 if any(kind in x.kinds for x in self.encs) else 2.0
             else:
-                gain = float(POINTS[e.animals + 1] - POINTS[e.animals])
+                gain = float(ENCLOSURE_POINTS[e.animals + 1] - ENCLOSURE_POINTS[e.animals])
                 sex = tile[2] if len(tile) > 2 else ""
                 if (sex == "M" and e.females) or (sex == "F" and e.males):
-                    if tiles < SIZE:
+                    if tiles < ENCLOSURE_SIZE:
                         tiles += 1
-                        gain += POINTS[e.animals + 2] - POINTS[e.animals + 1]
+                        gain += ENCLOSURE_POINTS[e.animals + 2] - ENCLOSURE_POINTS[e.animals + 1]
                     elif kind not in self.barn:
                         gain -= 2.0
                 if not e.species:
                     gain -= 0.5  # opening an enclosure uses one of only three
-            if tiles >= SIZE:
+            if tiles >= ENCLOSURE_SIZE:
                 gain += BONUS_VALUE if self.barn else 0.5
             if gain > best_gain:
                 best_dest, best_gain = dest, gain
@@ -167,7 +181,7 @@ def kind_of(tile: str) -> str:
 def unseen_by_species(obs: Mapping[str, Any]) -> dict[str, int]:
     """Undrawn adult animal tiles per species in play (public: pool minus everything seen)."""
     removed = set(obs["removed_species"])
-    left = {f"S{i}": TILES_PER_SPECIES for i in range(1, 8) if f"S{i}" not in removed}
+    left = {s: n for s, n in ADULT_TILES.items() if s not in removed}
     seen: list[str] = list(obs["out_of_play"])
     if obs["drawn_tile"]:
         seen.append(obs["drawn_tile"])
@@ -188,15 +202,15 @@ def potential(zoo: Zoo, unseen: Mapping[str, int], drawn_share: float) -> float:
     total = 0.0
     spare = max(unseen.values(), default=0)
     for e in zoo.encs:
-        free = SIZE - e.tiles
+        free = ENCLOSURE_SIZE - e.tiles
         if free <= 0:
             continue
         expected = (unseen.get(e.species, 0) if e.species else spare) * drawn_share
         k = min(float(free), expected)
         whole = int(k)
-        lo = POINTS[min(SIZE, e.animals + whole)]
-        hi = POINTS[min(SIZE, e.animals + whole + 1)]
-        gain = lo + (hi - lo) * (k - whole) - POINTS[e.animals]
+        lo = ENCLOSURE_POINTS[min(ENCLOSURE_SIZE, e.animals + whole)]
+        hi = ENCLOSURE_POINTS[min(ENCLOSURE_SIZE, e.animals + whole + 1)]
+        gain = lo + (hi - lo) * (k - whole) - ENCLOSURE_POINTS[e.animals]
         if e.species and (e.males > 0) != (e.females > 0):
             gain += drawn_share  # an unpaired parent may still meet its partner
         total += gain * (1.0 if e.species else 0.5)
@@ -244,60 +258,65 @@ class ZoolorettoHeuristic(Heuristic):
         return out
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
-        kind = legal[0].KIND
         obs = state.observation(None)
         seat = obs["current_player"]
         zoo = Zoo.from_obs(obs["players"][seat])
         trucks = {t["id"]: t for t in obs["trucks"]}
-        if kind in ("draw", "take_truck"):
-            best: Action | None = None
-            best_gain = -1e9
-            for a in legal:
-                if a.KIND != "take_truck":
-                    continue
-                truck = trucks[str(getattr(a, "truck", ""))]
-                gain = zoo.truck_gain(truck["tiles"])
-                if len(truck["tiles"]) < truck["capacity"]:
-                    gain -= 1.0 + rng.random() * 2.0  # waiting may fill it further
-                if gain > best_gain:
-                    best, best_gain = a, gain
-            if legal[0].KIND == "draw" and (best is None or best_gain < 0):
-                return legal[0]
-            assert best is not None
-            return best
-        if kind == "load":
-            tile = obs["drawn_tile"]
-            scored = []
-            for a in legal:
-                t = trucks[str(getattr(a, "truck", ""))]["tiles"]
-                scored.append((zoo.truck_gain([*t, tile]) - zoo.truck_gain(t), rng.random(), a))
-            return max(scored, key=lambda x: (x[0], x[1]))[2]
-        if kind == "place":
-            truck = trucks[obs["players"][seat]["truck"]]["tiles"]
-            tile = truck[0]
-            dest, _ = zoo.best_place(tile)
-            want = DESTS[dest]
-            for a in legal:
-                if getattr(a, "tile", "") == tile and getattr(a, "to", "") == want:
-                    return a
-        if kind in ("bonus_take", "bonus_discard", "bonus_skip"):
-            base = zoo.score()
-            best_a, best_v = legal[-1], 0.0
-            for a in legal:
-                tile = str(getattr(a, "tile", ""))
-                if a.KIND == "bonus_take":
-                    trial = zoo.copy()
-                    trial.place(tile, DESTS.index(str(getattr(a, "to", "barn"))))
-                    v = float(trial.score() - base)
-                elif a.KIND == "bonus_discard":
-                    barn = obs["players"][seat]["barn"]
-                    k = kind_of(tile)
-                    v = 2.0 if sum(1 for t in barn if kind_of(t) == k) == 1 else 0.0
-                else:
-                    continue
-                if v > best_v:
-                    best_a, best_v = a, v
-            return best_a
+        match legal[0]:
+            case Draw() | TakeTruck():
+                best: Action | None = None
+                best_gain = -1e9
+                for a in legal:
+                    match a:
+                        case TakeTruck(truck=truck_id):
+                            truck = trucks[truck_id]
+                        case _:
+                            continue
+                    gain = zoo.truck_gain(truck["tiles"])
+                    if len(truck["tiles"]) < truck["capacity"]:
+                        gain -= 1.0 + rng.random() * 2.0  # waiting may fill it further
+                    if gain > best_gain:
+                        best, best_gain = a, gain
+                if isinstance(legal[0], Draw) and (best is None or best_gain < 0):
+                    return legal[0]
+                assert best is not None
+                return best
+            case Load():
+                tile = obs["drawn_tile"]
+                scored = []
+                for a in legal:
+                    match a:
+                        case Load(truck=truck_id):
+                            t = trucks[truck_id]["tiles"]
+                            gain = zoo.truck_gain([*t, tile]) - zoo.truck_gain(t)
+                            scored.append((gain, rng.random(), a))
+                return max(scored, key=lambda x: (x[0], x[1]))[2]
+            case Place():
+                tile = trucks[obs["players"][seat]["truck"]]["tiles"][0]
+                dest, _ = zoo.best_place(tile)
+                want = DESTINATIONS[dest]
+                for a in legal:
+                    match a:
+                        case Place(tile=t, to=to) if t == tile and to == want:
+                            return a
+            case BonusTake() | BonusDiscard() | BonusSkip():
+                base = zoo.score()
+                best_a, best_v = legal[-1], 0.0
+                for a in legal:
+                    match a:
+                        case BonusTake(tile=tile, to=to):
+                            trial = zoo.copy()
+                            trial.place(tile, DESTINATIONS.index(to))
+                            v = float(trial.score() - base)
+                        case BonusDiscard(tile=tile):
+                            barn = obs["players"][seat]["barn"]
+                            k = kind_of(tile)
+                            v = 2.0 if sum(1 for t in barn if kind_of(t) == k) == 1 else 0.0
+                        case _:
+                            continue
+                    if v > best_v:
+                        best_a, best_v = a, v
+                return best_a
         return legal[rng.randrange(len(legal))]
 
 

@@ -22,6 +22,16 @@ manatees, then less food, then shared rank.
 Options: ``round_bonuses`` (bool), ``solo_challenge`` (0-8, solo only), ``scramble``
 (bool, required for and only allowed with 7-12 players). See ``GAME.option_specs``.
 
+Modules
+-------
+:mod:`.data` (cards, bonuses, shapes, score tables), :mod:`.actions` (action classes and
+interned action tables), :mod:`.state` (``ManateeSanctuaryState``: the declared fields and
+the flow), :mod:`.steps` (the state machine's steps), :mod:`.player` (a seat's holdings),
+:mod:`.geometry` (sanctuary placement), :mod:`.draft` (phase 1, solo, challenges),
+:mod:`.play` (phases 2 and 3), :mod:`.scoring`, :mod:`.observation`, :mod:`.render` (text
+view), :mod:`.hidden` (what a seat cannot see; ``resample``), :mod:`.rebuild`
+(``from_observation``) and :mod:`.game` (``ManateeSanctuaryGame``).
+
 Action encoding (exactly the spec's JSON)
 -----------------------------------------
 Decisions: ``{"kind":"split","small":[ids]}`` (1-2 ascending ids of the dealt five; 15
@@ -35,6 +45,8 @@ before ``expand`` per card, expands by x, y, rot; returns ascending by (g, p, y)
 
 Observation
 -----------
+The header every game shares: ``you`` (the viewing seat; null for the spectator),
+``current_player``, ``phase`` and ``scores`` (each seat's total so far, final at the end).
 Public: round, phase (setup/draft/expand_or_act/feeding/game_over) and fine ``step``,
 direction, current_player, turn pointer, mode, deck_size, bag counts, assigned round
 bonuses, dealing seat, solo token/offer/discards/challenge state, the act being resolved
@@ -71,13 +83,16 @@ Decisions on open points (beyond the spec's D1-D28)
 * O8: ``variants(n)`` for 7-12 players is one option set per count (scramble, with round
   bonuses on even counts) so the long 12-seat playouts stay affordable; 1 player covers
   no module, round bonuses and each of the 8 challenges; 2-6 with and without bonuses.
-* O9: ``GAME.from_observation`` (:mod:`.rebuild`) draws everything the observation hides:
+* O9: ``GAME.from_observation`` (:mod:`.rebuild`) draws everything the observation hides
+  (with :mod:`.hidden`, as ``resample`` does):
   other seats' cards and committed splits and keeps, and hidden cards' origins. At a
   ``keep`` turn the seat's observation shows its own five dealt cards (``dealt``) as well
   as its small stack (``my_split``): the spec makes both private knowledge of the seat.
 """
 
-from engine.manatee_sanctuary.game import GAME, ManateeSanctuary
-from engine.manatee_sanctuary.state import ManateeState
+from engine.manatee_sanctuary.game import ManateeSanctuaryGame
+from engine.manatee_sanctuary.state import ManateeSanctuaryState
 
-__all__ = ["GAME", "ManateeSanctuary", "ManateeState"]
+GAME = ManateeSanctuaryGame()
+
+__all__ = ["GAME", "ManateeSanctuaryGame", "ManateeSanctuaryState"]

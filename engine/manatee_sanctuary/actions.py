@@ -1,12 +1,18 @@
-"""Actions and chance outcomes of Manatee Sanctuary (spec 5.8, 5.9), with object caches."""
+"""Actions and chance outcomes of Manatee Sanctuary (spec 5.8, 5.9), and the interned
+action tables (actions are immutable values, so one object per action is shared)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from engine.core import Action
 from engine.manatee_sanctuary.data import BONUS_IDS, CARD_ID, MANATEE_NAMES, NUM_CARDS
+
+Rotation = Literal[0, 90, 180, 270]
+ROTATIONS: tuple[Rotation, Rotation, Rotation, Rotation] = (0, 90, 180, 270)
+"""Rotation in degrees clockwise, by quarter turns."""
 
 # -- chance outcomes ---------------------------------------------------------
 
@@ -16,11 +22,9 @@ class RoundBonus(Action):
     """Setup (module on): round-bonus card ``card`` is assigned to round ``round``."""
 
     KIND: ClassVar[str] = "round_bonus"
+    TEXT: ClassVar[str] = "round_bonus r{round}={card}"
     round: int
     card: str
-
-    def __str__(self) -> str:
-        return f"round_bonus r{self.round}={self.card}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,11 +32,9 @@ class Deal(Action):
     """Draft deal: one card from the deck to ``seat`` (private to that seat)."""
 
     KIND: ClassVar[str] = "deal"
+    TEXT: ClassVar[str] = "deal {card} to seat {seat}"
     seat: int
     card: str
-
-    def __str__(self) -> str:
-        return f"deal {self.card} to seat {self.seat}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +42,8 @@ class SoloDraw(Action):
     """Solo draft: one card from the deck, revealed."""
 
     KIND: ClassVar[str] = "solo_draw"
+    TEXT: ClassVar[str] = "solo_draw {card}"
     card: str
-
-    def __str__(self) -> str:
-        return f"solo_draw {self.card}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +51,8 @@ class BagDraw(Action):
     """One random manatee from the bag."""
 
     KIND: ClassVar[str] = "bag_draw"
+    TEXT: ClassVar[str] = "bag_draw {colour}"
     colour: Literal["grey", "pink", "yellow"]
-
-    def __str__(self) -> str:
-        return f"bag_draw {self.colour}"
 
 
 # -- decisions ---------------------------------------------------------------
@@ -65,10 +63,8 @@ class Split(Action):
     """Draft: the 1 or 2 dealt cards (ascending ids) that form the small stack."""
 
     KIND: ClassVar[str] = "split"
+    TEXT: ClassVar[str] = "split small={small}"
     small: tuple[str, ...]
-
-    def __str__(self) -> str:
-        return "split small=" + ",".join(self.small)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +72,8 @@ class Keep(Action):
     """Draft: keep the small or the large stack received from the passer."""
 
     KIND: ClassVar[str] = "keep"
+    TEXT: ClassVar[str] = "keep {stack}"
     stack: Literal["small", "large"]
-
-    def __str__(self) -> str:
-        return f"keep {self.stack}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +81,8 @@ class SoloPick(Action):
     """Solo draft: keep one of the two revealed cards."""
 
     KIND: ClassVar[str] = "solo_pick"
+    TEXT: ClassVar[str] = "solo_pick {card}"
     card: str
-
-    def __str__(self) -> str:
-        return f"solo_pick {self.card}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +93,7 @@ class PowerCap(Action):
     now: bool
 
     def __str__(self) -> str:
+        # Not a TEXT template: str.format spells a bool True/False, the text says true/false.
         return f"power_cap now={'true' if self.now else 'false'}"
 
 
@@ -109,10 +102,8 @@ class Discard(Action):
     """Solo challenges 5/6: discard a card (most/fewest dots) from the hand."""
 
     KIND: ClassVar[str] = "discard"
+    TEXT: ClassVar[str] = "discard {card}"
     card: str
-
-    def __str__(self) -> str:
-        return f"discard {self.card}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +111,8 @@ class Act(Action):
     """Phase 2: use a card's top half (rescue / harvest)."""
 
     KIND: ClassVar[str] = "act"
+    TEXT: ClassVar[str] = "act {card}"
     card: str
-
-    def __str__(self) -> str:
-        return f"act {self.card}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +120,11 @@ class Expand(Action):
     """Phase 2: lay a card's bottom half at cell (x, y), turned ``rot`` degrees clockwise."""
 
     KIND: ClassVar[str] = "expand"
+    TEXT: ClassVar[str] = "expand {card} ({x},{y}) r{rot}"
     card: str
     x: int
     y: int
-    rot: Literal[0, 90, 180, 270]
-
-    def __str__(self) -> str:
-        return f"expand {self.card} ({self.x},{self.y}) r{self.rot}"
+    rot: Rotation
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,12 +132,10 @@ class Return(Action):
     """Return manatees to the bag (capacity in phase 2, food in phase 3), -2 points each."""
 
     KIND: ClassVar[str] = "return"
+    TEXT: ClassVar[str] = "return grey={grey} pink={pink} yellow={yellow}"
     grey: int
     pink: int
     yellow: int
-
-    def __str__(self) -> str:
-        return f"return grey={self.grey} pink={self.pink} yellow={self.yellow}"
 
 
 ACTION_CLASSES: tuple[type[Action], ...] = (
@@ -168,58 +153,56 @@ ACTION_CLASSES: tuple[type[Action], ...] = (
     Return,
 )
 
-# -- caches (actions are immutable values, so sharing them is safe) -----------
+# -- interned actions ------------------------------------------------------------
 
 BAG_DRAWS: tuple[BagDraw, BagDraw, BagDraw] = (
     BagDraw("grey"),
     BagDraw("pink"),
     BagDraw("yellow"),
 )
+"""The bag draws by manatee colour index."""
 BAG_DRAW_COLOUR = {"grey": 0, "pink": 1, "yellow": 2}
+"""Manatee colour index of a bag draw's colour."""
 assert tuple(b.colour for b in BAG_DRAWS) == MANATEE_NAMES
 
-SOLO_DRAWS: list[SoloDraw] = [SoloDraw(CARD_ID[i]) for i in range(NUM_CARDS)]
-SOLO_PICKS: list[SoloPick] = [SoloPick(CARD_ID[i]) for i in range(NUM_CARDS)]
-DISCARDS: list[Discard] = [Discard(CARD_ID[i]) for i in range(NUM_CARDS)]
-ACTS: list[Act] = [Act(CARD_ID[i]) for i in range(NUM_CARDS)]
+SOLO_DRAWS: tuple[SoloDraw, ...] = tuple(SoloDraw(CARD_ID[i]) for i in range(NUM_CARDS))
+SOLO_PICKS: tuple[SoloPick, ...] = tuple(SoloPick(CARD_ID[i]) for i in range(NUM_CARDS))
+DISCARDS: tuple[Discard, ...] = tuple(Discard(CARD_ID[i]) for i in range(NUM_CARDS))
+ACTS: tuple[Act, ...] = tuple(Act(CARD_ID[i]) for i in range(NUM_CARDS))
+"""By card index."""
 KEEPS: tuple[Keep, Keep] = (Keep("small"), Keep("large"))
+"""By stack: 0 small, 1 large."""
 POWER_CAPS: tuple[PowerCap, PowerCap] = (PowerCap(True), PowerCap(False))
-_DEALS: dict[int, list[Deal]] = {}
-_EXPANDS: dict[tuple[int, int, int, int], Expand] = {}
-_RETURNS: dict[tuple[int, int, int], Return] = {}
-_BONUSES: dict[tuple[int, int], RoundBonus] = {}
 
 
-def deals_for(seat: int) -> list[Deal]:
-    lst = _DEALS.get(seat)
-    if lst is None:
-        lst = [Deal(seat, CARD_ID[i]) for i in range(NUM_CARDS)]
-        _DEALS[seat] = lst
-    return lst
+@functools.cache
+def deals_for(seat: int) -> tuple[Deal, ...]:
+    """The deals of every card (by card index) to ``seat``."""
+    return tuple(Deal(seat, CARD_ID[i]) for i in range(NUM_CARDS))
 
 
+@functools.cache
 def expand_action(card: int, x: int, y: int, rot: int) -> Expand:
-    key = (card, x, y, rot)
-    act = _EXPANDS.get(key)
-    if act is None:
-        act = Expand(CARD_ID[card], x, y, rot)  # type: ignore[arg-type]
-        _EXPANDS[key] = act
-    return act
+    """The expand of card index ``card`` at (x, y), ``rot`` degrees."""
+    return Expand(CARD_ID[card], x, y, ROTATIONS[rot // 90])
 
 
-def return_action(g: int, p: int, y: int) -> Return:
-    key = (g, p, y)
-    act = _RETURNS.get(key)
-    if act is None:
-        act = Return(g, p, y)
-        _RETURNS[key] = act
-    return act
+@functools.cache
+def return_action(grey: int, pink: int, yellow: int) -> Return:
+    return Return(grey, pink, yellow)
 
 
+@functools.cache
 def bonus_action(rnd: int, card: int) -> RoundBonus:
-    key = (rnd, card)
-    act = _BONUSES.get(key)
-    if act is None:
-        act = RoundBonus(rnd, BONUS_IDS[card])
-        _BONUSES[key] = act
-    return act
+    """Round-bonus card ``card`` (index into BONUS_IDS) for round ``rnd``."""
+    return RoundBonus(rnd, BONUS_IDS[card])
+
+
+@functools.lru_cache(maxsize=200_000)
+def split_actions(dealt: tuple[int, ...]) -> tuple[Split, ...]:
+    """The 15 splits of 5 dealt cards (ascending indices): 5 singletons, then 10 pairs
+    (lexicographic). Bounded: distinct deals are countless over a long run."""
+    ids = [CARD_ID[c] for c in dealt]
+    singles = [Split((a,)) for a in ids]
+    pairs = [Split((ids[i], ids[j])) for i in range(5) for j in range(i + 1, 5)]
+    return tuple(singles + pairs)

@@ -144,6 +144,18 @@ N_PINK: list[int] = [t.count("P") for t in TOP]
 N_YELLOW: list[int] = [t.count("Y") for t in TOP]
 N_RANDOM: list[int] = [t.count("?") for t in TOP]
 N_HARVEST: list[int] = [t.count("H") for t in TOP]
+N_RESCUE: list[int] = [p + y + r for p, y, r in zip(N_PINK, N_YELLOW, N_RANDOM, strict=True)]
+"""Manatees an act of the card rescues: its P, Y and ? icons (before yellow bonus draws)."""
+
+
+def card_ids(cards: list[int]) -> list[str]:
+    """The ids of card indices, in order."""
+    return [CARD_ID[c] for c in cards]
+
+
+def cards_text(cards: list[int]) -> str:
+    """The ids of card indices joined by spaces (the digest's form of a card list)."""
+    return " ".join([CARD_ID[c] for c in cards])
 
 
 def rotated_edges(edges: tuple[int, int, int, int], k: int) -> tuple[int, int, int, int]:
@@ -184,6 +196,7 @@ ROUND_POINTS = ((3, 6, 3), (2, 4, 2), (1, 2, 1))
 SPACE_VALUE = (1, 1, 2)  # spaces freed by returning grey/pink/yellow
 FOOD_VALUE = (1, 2, 1)  # food saved by returning grey/pink/yellow
 FOOD_CAP = 99
+RETURN_PENALTY = 2  # points lost per manatee returned to the bag (capacity or food)
 
 BAG_STANDARD = (80, 30, 20)
 BAG_SCRAMBLE = (160, 60, 40)

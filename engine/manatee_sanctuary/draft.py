@@ -1,5 +1,5 @@
-"""Phase 1: the multiplayer draft (5.2), the solo draft and challenge discards (5.3), setup
-chance events, and the fast legality check of chance outcomes."""
+"""Phase 1: the multiplayer draft (5.2), the solo draft and challenge discards (5.3), and
+the setup chance events."""
 
 from __future__ import annotations
 
@@ -7,181 +7,145 @@ import bisect
 from typing import TYPE_CHECKING
 
 from engine.core import CHANCE, Action
-from engine.manatee_sanctuary import phases as st
+from engine.manatee_sanctuary import steps as st
 from engine.manatee_sanctuary.actions import (
     DISCARDS,
     KEEPS,
     POWER_CAPS,
     SOLO_PICKS,
-    BagDraw,
     Deal,
     Discard,
-    Keep,
-    PowerCap,
-    RoundBonus,
     SoloDraw,
     SoloPick,
     Split,
+    split_actions,
 )
-from engine.manatee_sanctuary.data import BONUS_IDS, CARD_ID, CARD_INDEX, DOTS
+from engine.manatee_sanctuary.data import CARD_INDEX, DOTS, card_ids
 
 if TYPE_CHECKING:
-    from engine.manatee_sanctuary.state import ManateeState
-
-_SPLITS: dict[tuple[int, ...], list[Action]] = {}
+    from engine.manatee_sanctuary.state import ManateeSanctuaryState
 
 
-def split_actions(dealt: list[int]) -> list[Action]:
-    """The 15 splits of 5 dealt cards: 5 singletons, then 10 pairs (lexicographic)."""
-    key = tuple(dealt)
-    acts = _SPLITS.get(key)
-    if acts is None:
-        ids = [CARD_ID[c] for c in dealt]
-        acts = [Split((a,)) for a in ids]
-        acts += [Split((ids[i], ids[j])) for i in range(5) for j in range(i + 1, 5)]
-        if len(_SPLITS) > 200_000:
-            _SPLITS.clear()
-        _SPLITS[key] = acts
-    return acts
-
-
-def discard_choices(s: ManateeState) -> list[int]:
+def discard_choices(s: ManateeSanctuaryState) -> list[int]:
+    """The cards of the solo hand a challenge discard may take (most or fewest dots)."""
     hand = s.players[0].hand
     dots = [DOTS[c] for c in hand]
-    target = max(dots) if s.discard_max else min(dots)
+    target = max(dots) if s.discard_most_dots else min(dots)
     return [c for c in hand if DOTS[c] == target]
 
 
-def legal_draft(s: ManateeState) -> list[Action]:
-    ph = s.phase
-    if ph == st.PH_SPLIT:
-        return list(split_actions(s.dealt[s.cur]))
-    if ph == st.PH_KEEP:
+def legal_draft(s: ManateeSanctuaryState) -> list[Action]:
+    step = s.step
+    if step == st.SPLIT:
+        return list(split_actions(tuple(s.dealt[s.current])))
+    if step == st.KEEP:
         return list(KEEPS)
-    if ph == st.PH_SOLO_PICK:
-        return [SOLO_PICKS[c] for c in sorted(s.offer)]
-    if ph == st.PH_POWER:
+    if step == st.SOLO_PICK:
+        return [SOLO_PICKS[c] for c in sorted(s.solo_offer)]
+    if step == st.POWER_CAP:
         return [POWER_CAPS[0]] if s.round == 3 else list(POWER_CAPS)
-    if ph == st.PH_DISCARD:
+    if step == st.DISCARD:
         return [DISCARDS[c] for c in discard_choices(s)]
     return []
 
 
-def chance_ok(s: ManateeState, action: Action) -> bool:
-    """Whether ``action`` is one of the current chance outcomes (without building the list)."""
-    ph = s.phase
-    t = type(action)
-    if ph == st.PH_DRAW:
-        if t is not BagDraw:
-            return False
-        col = ("grey", "pink", "yellow").index(action.colour)  # type: ignore[attr-defined]
-        return s.bag[col] > 0
-    if ph == st.PH_DEAL:
-        if t is not Deal or action.seat != s.deal_seat:  # type: ignore[attr-defined]
-            return False
-        c = CARD_INDEX.get(action.card)  # type: ignore[attr-defined]
-        return c is not None and _in_sorted(s.deck, c)
-    if ph == st.PH_SOLO_DRAW:
-        if t is not SoloDraw:
-            return False
-        c = CARD_INDEX.get(action.card)  # type: ignore[attr-defined]
-        return c is not None and _in_sorted(s.deck, c)
-    if ph == st.PH_BONUS:
-        return any(o == action for o, _ in s._chance_outcomes())
-    return False
+def in_deck(s: ManateeSanctuaryState, card: str) -> bool:
+    """Whether card id ``card`` is in the deck (kept sorted)."""
+    c = CARD_INDEX.get(card)
+    if c is None:
+        return False
+    deck = s.deck
+    i = bisect.bisect_left(deck, c)
+    return i < len(deck) and deck[i] == c
 
 
-def _in_sorted(lst: list[int], c: int) -> bool:
-    i = bisect.bisect_left(lst, c)
-    return i < len(lst) and lst[i] == c
-
-
-def _take_from_deck(s: ManateeState, card_id: str) -> int:
-    c = CARD_INDEX[card_id]
+def _take_from_deck(s: ManateeSanctuaryState, c: int) -> None:
     deck = s.deck
     del deck[bisect.bisect_left(deck, c)]
-    return c
 
 
-def apply_draft(s: ManateeState, action: Action) -> None:
-    t = type(action)
-    if t is Deal:
-        assert isinstance(action, Deal)
-        c = _take_from_deck(s, action.card)
-        dealt = s.dealt[action.seat]
-        bisect.insort(dealt, c)
-        if len(dealt) == 5:
-            s.deal_seat += 1
-            if s.deal_seat == s.n:
-                s.phase = st.PH_SPLIT
-                s.split = [None] * s.n
-                s.cur = 0
-    elif t is Split:
-        assert isinstance(action, Split)
-        s.split[s.cur] = [CARD_INDEX[c] for c in action.small]
-        s.cur += 1
-        if s.cur == s.n:
-            _resolve_split(s)
-    elif t is Keep:
-        assert isinstance(action, Keep)
-        s.keep[s.cur] = 0 if action.stack == "small" else 1
-        s.cur += 1
-        if s.cur == s.n:
-            _resolve_keep(s)
-    elif t is SoloDraw:
-        assert isinstance(action, SoloDraw)
-        s.offer.append(_take_from_deck(s, action.card))
-        if len(s.offer) == 2:
-            s.phase = st.PH_SOLO_PICK
-            s.cur = 0
-    elif t is SoloPick:
-        assert isinstance(action, SoloPick)
-        _solo_pick(s, CARD_INDEX[action.card])
-    elif t is PowerCap:
-        assert isinstance(action, PowerCap)
-        if action.now:
-            s.power_used = True
-            s.discard_max = True
-            s.phase = st.PH_DISCARD
-        else:
-            s.start_play()
-    elif t is Discard:
-        assert isinstance(action, Discard)
-        c = CARD_INDEX[action.card]
-        p = s.players[0]
-        p.hand.remove(c)
-        del p.origin[c]
-        s.discards.append(c)
+# -- applying actions ---------------------------------------------------------------
+
+
+def round_bonus(s: ManateeSanctuaryState, rnd: int, card: int) -> None:
+    """Setup: round-bonus card ``card`` (index into BONUS_IDS) scores in round ``rnd``."""
+    s.round_bonus[rnd - 1] = card
+    if rnd == 3:
+        s.start_draft()
+
+
+def deal(s: ManateeSanctuaryState, seat: int, c: int) -> None:
+    _take_from_deck(s, c)
+    dealt = s.dealt[seat]
+    bisect.insort(dealt, c)
+    if len(dealt) == 5:
+        s.deal_seat += 1
+        if s.deal_seat == s.seats:
+            s.step = st.SPLIT
+            s.splits = [None] * s.seats
+            s.current = 0
+
+
+def split(s: ManateeSanctuaryState, small: list[int]) -> None:
+    s.splits[s.current] = small
+    s.current += 1
+    if s.current == s.seats:
+        _resolve_split(s)
+
+
+def keep(s: ManateeSanctuaryState, stack: int) -> None:
+    s.keep_choices[s.current] = stack
+    s.current += 1
+    if s.current == s.seats:
+        _resolve_keep(s)
+
+
+def solo_draw(s: ManateeSanctuaryState, c: int) -> None:
+    _take_from_deck(s, c)
+    s.solo_offer.append(c)
+    if len(s.solo_offer) == 2:
+        s.step = st.SOLO_PICK
+        s.current = 0
+
+
+def power_cap(s: ManateeSanctuaryState, now: bool) -> None:
+    if now:
+        s.power_cap_used = True
+        s.discard_most_dots = True
+        s.step = st.DISCARD
+    else:
         s.start_play()
-    elif t is RoundBonus:
-        assert isinstance(action, RoundBonus)
-        s.bonus[action.round - 1] = BONUS_IDS.index(action.card)
-        if action.round == 3:
-            s.start_draft()
-    else:  # pragma: no cover - guarded by legality checks
-        raise AssertionError(f"unexpected action {action}")
 
 
-def _resolve_split(s: ManateeState) -> None:
+def discard(s: ManateeSanctuaryState, c: int) -> None:
+    p = s.players[0]
+    p.hand.remove(c)
+    del p.origin[c]
+    s.solo_discards.append(c)
+    s.start_play()
+
+
+def _resolve_split(s: ManateeSanctuaryState) -> None:
+    n = s.seats
     stacks = []
-    for o in range(s.n):
-        small = s.split[o]
+    for o in range(n):
+        small = s.splits[o]
         assert small is not None
         large = [c for c in s.dealt[o] if c not in small]
         stacks.append([small, large])
         s.split_size[o] = len(small)
     s.stacks = stacks
-    s.dealt = [[] for _ in range(s.n)]
-    s.split = [None] * s.n
-    s.keep = [-1] * s.n
-    s.phase = st.PH_KEEP
-    s.cur = 0
+    s.dealt = [[] for _ in range(n)]
+    s.splits = [None] * n
+    s.keep_choices = [-1] * n
+    s.step = st.KEEP
+    s.current = 0
 
 
-def _resolve_keep(s: ManateeState) -> None:
-    for r in range(s.n):
+def _resolve_keep(s: ManateeSanctuaryState) -> None:
+    for r in range(s.seats):
         p = s.passer(r)
-        k = s.keep[r]
+        k = s.keep_choices[r]
         kept = s.stacks[p][k]
         back = s.stacks[p][1 - k]
         for c, who in ((kept, s.players[r]), (back, s.players[p])):
@@ -190,28 +154,65 @@ def _resolve_keep(s: ManateeState) -> None:
                 who.origin[card] = p
         s.kept[r] = k
     s.stacks = []
-    s.keep = [-1] * s.n
+    s.keep_choices = [-1] * s.seats
     s.start_play()
 
 
-def _solo_pick(s: ManateeState, c: int) -> None:
-    other = s.offer[0] if s.offer[1] == c else s.offer[1]
+def solo_pick(s: ManateeSanctuaryState, c: int) -> None:
+    """Keep ``c`` of the two revealed cards; the other's dots move the token (5.3)."""
+    offer = s.solo_offer
+    other = offer[0] if offer[1] == c else offer[1]
     p = s.players[0]
     bisect.insort(p.hand, c)
     p.origin[c] = 0
-    s.discards.append(other)
-    s.token += 2 * (DOTS[other] - DOTS[c])
-    s.offer = []
-    s.picks += 1
-    if s.picks < 5:
-        s.phase = st.PH_SOLO_DRAW
-        s.cur = CHANCE
+    s.solo_discards.append(other)
+    s.solo_token += 2 * (DOTS[other] - DOTS[c])
+    s.solo_offer = []
+    s.solo_picks += 1
+    if s.solo_picks < 5:
+        s.step = st.SOLO_DRAW
+        s.current = CHANCE
     elif s.challenge == 6:
-        s.discard_max = False
-        s.phase = st.PH_DISCARD
-        s.cur = 0
-    elif s.challenge == 5 and not s.power_used:
-        s.phase = st.PH_POWER
-        s.cur = 0
+        s.discard_most_dots = False
+        s.step = st.DISCARD
+        s.current = 0
+    elif s.challenge == 5 and not s.power_cap_used:
+        s.step = st.POWER_CAP
+        s.current = 0
     else:
         s.start_play()
+
+
+# -- illegal actions ----------------------------------------------------------------
+
+
+def why_illegal(s: ManateeSanctuaryState, action: Action) -> str | None:
+    """A precise message for a deal, solo draw, split, solo pick or discard that is not
+    legal now (None: the generic message will do)."""
+    step = s.step
+    match action:
+        case Deal(seat=seat, card=card) if step == st.DEAL:
+            if seat != s.deal_seat:
+                return f"the next deal goes to seat {s.deal_seat}, not seat {seat}"
+            return f"card {card!r} is not in the deck"
+        case SoloDraw(card=card) if step == st.SOLO_DRAW:
+            return f"card {card!r} is not in the deck"
+        case Split(small=small) if step == st.SPLIT:
+            dealt = card_ids(s.dealt[s.current])
+            if len(small) not in (1, 2):
+                return f"small must hold 1 or 2 cards, got {len(small)}"
+            for cid in small:
+                if cid not in dealt:
+                    return (
+                        f"card {cid!r} was not dealt to seat {s.current} "
+                        f"(dealt: {', '.join(dealt)})"
+                    )
+            if len(small) == 2 and small[0] >= small[1]:
+                return "small must list 2 distinct card ids in ascending order"
+        case SoloPick(card=card) if step == st.SOLO_PICK:
+            offer = ", ".join(card_ids(s.solo_offer))
+            return f"card {card!r} is not one of the two revealed cards ({offer})"
+        case Discard(card=card) if step == st.DISCARD:
+            which = "most" if s.discard_most_dots else "fewest"
+            return f"discard must be a card with the {which} dots in hand; {card!r} is not"
+    return None

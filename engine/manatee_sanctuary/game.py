@@ -1,4 +1,4 @@
-"""The Game object: options, variants, step bound."""
+"""The Game: options, variants, step bound, new states, rebuilds and viewer components."""
 
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ import random
 from collections.abc import Mapping
 
 from engine.core import JSON, Game, GameConfigError, Option, State
+from engine.manatee_sanctuary import data
 from engine.manatee_sanctuary.actions import ACTION_CLASSES
-from engine.manatee_sanctuary.rebuild import rebuild
-from engine.manatee_sanctuary.state import ManateeState
+from engine.manatee_sanctuary.rebuild import from_observation
+from engine.manatee_sanctuary.state import ManateeSanctuaryState
 
 
-class ManateeSanctuary(Game):
+class ManateeSanctuaryGame(Game):
     id = "manatee_sanctuary"
     name = "Manatee Sanctuary"
     version = 1
@@ -24,6 +25,7 @@ class ManateeSanctuary(Game):
             "drawn at setup (chance events), one per round, and score in that round's "
             "scoring phase. 1-12 players; not combinable with a solo challenge. In solo "
             "games every scoreboard threshold is 25 higher.",
+            type=bool,
         ),
         "solo_challenge": Option(
             0,
@@ -33,11 +35,14 @@ class ManateeSanctuary(Game):
             "discard a card with the most dots), 6 Weak Cut (each round discard a card with "
             "the fewest dots), 7 Architect (2x3 rectangle R6), 8 Manatee Saver (>= 24 "
             "manatees, never return one). Won iff the condition holds and the total is >= 70.",
+            type=int,
+            choices=tuple(range(9)),
         ),
         "scramble": Option(
             False,
             "Sanctuary Scramble: two copies of the game combined (deck S01-S90 + M01-M90, "
             "bag 160/60/40). Required for 7-12 players, rejected for 1-6.",
+            type=bool,
         ),
     }
     action_classes = ACTION_CLASSES
@@ -45,28 +50,21 @@ class ManateeSanctuary(Game):
     def _check_option(
         self, key: str, value: JSON, num_players: int, options: Mapping[str, JSON]
     ) -> str | None:
-        if key == "round_bonuses":
-            if not isinstance(value, bool):
-                return "must be true or false"
-            if value and options.get("solo_challenge", 0) not in (0, None):
-                return "cannot be combined with a solo challenge"
-            return None
-        if key == "solo_challenge":
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 8:
-                return "must be an integer 0-8 (0 = no challenge)"
-            if value and num_players != 1:
-                return "solo challenges need exactly 1 player"
-            if value and options.get("round_bonuses") is True:
-                return "cannot be combined with round bonuses"
-            return None
-        if key == "scramble":
-            if not isinstance(value, bool):
-                return "must be true or false"
-            if value and num_players <= 6:
-                return f"Sanctuary Scramble is for 7-12 players, not {num_players}"
-            if not value and num_players >= 7:
-                return f"{num_players} players need Sanctuary Scramble (scramble: true)"
-            return None
+        """The combinations of options and player counts (types and choices are declared)."""
+        match key:
+            case "round_bonuses":
+                if value and options.get("solo_challenge", 0) not in (0, None):
+                    return "cannot be combined with a solo challenge"
+            case "solo_challenge":
+                if value and num_players != 1:
+                    return "solo challenges need exactly 1 player"
+                if value and options.get("round_bonuses") is True:
+                    return "cannot be combined with round bonuses"
+            case "scramble":
+                if value and num_players <= 6:
+                    return f"Sanctuary Scramble is for 7-12 players, not {num_players}"
+                if not value and num_players >= 7:
+                    return f"{num_players} players need Sanctuary Scramble (scramble: true)"
         return None
 
     def _new_state(self, num_players: int, options: dict[str, JSON]) -> State:
@@ -75,14 +73,14 @@ class ManateeSanctuary(Game):
                 f"{self.id}: {num_players} players need the option scramble: true "
                 "(Sanctuary Scramble, 7-12 players)"
             )
-        return ManateeState(self, num_players, options)
+        return ManateeSanctuaryState(self, num_players, options)
 
     def _from_observation(
         self, initial: State, seat: int, observation: Mapping[str, JSON], rng: random.Random
     ) -> State:
         """The determinization of ``seat``'s observation (see :mod:`.rebuild`)."""
-        assert isinstance(initial, ManateeState)
-        return rebuild(initial, seat, observation, rng)
+        assert isinstance(initial, ManateeSanctuaryState)
+        return from_observation(initial, seat, observation, rng)
 
     def step_bound(self, num_players: int, options: Mapping[str, JSON]) -> int:
         # Per player and round: 5 deals (10 solo draws + 5 picks + 2 challenge steps),
@@ -101,5 +99,23 @@ class ManateeSanctuary(Game):
         # count so both combinations are covered at half the cost.
         return [{"scramble": True, "round_bonuses": num_players % 2 == 0}]
 
-
-GAME = ManateeSanctuary()
+    def components(self) -> dict[str, JSON]:
+        """What the viewer draws cards with: each sea-cow card's dots, top icons, edges
+        (N, E, S, W colour names), habitat and end-game kind, and the start tile."""
+        cards: dict[str, JSON] = {}
+        for i in range(data.SEACOW_FIRST, data.NUM_CARDS):
+            cards[data.CARD_ID[i]] = {
+                "dots": data.DOTS[i],
+                "top": data.TOP[i],
+                "edges": [data.COLOUR_NAMES[e] for e in data.EDGES[i]],
+                "habitat": data.HABITAT[i],
+                "endgame": data.ENDGAME[i],
+            }
+        cards["START"] = {
+            "dots": 0,
+            "top": "",
+            "edges": [data.COLOUR_NAMES[e] for e in data.START_EDGES],
+            "habitat": data.START_HABITAT,
+            "endgame": "",
+        }
+        return {"cards": cards}

@@ -12,6 +12,9 @@ only on (pattern, card data) and is cached in a global table.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable
+
 from engine.manatee_sanctuary.data import (
     BASE,
     COLOUR_NAMES,
@@ -27,9 +30,6 @@ DX = (0, 1, 0, -1)
 DY = (1, 0, -1, 0)
 SIDE_NAMES = ("north", "east", "south", "west")
 _POW5 = (1, 5, 25, 125)
-
-# pattern id -> for each base card, the legal rotations k (0..3); filled lazily per pattern
-_LEGAL_TABLE: dict[int, list[tuple[int, ...]]] = {}
 
 
 def _pattern_sides(pid: int) -> tuple[int, int, int, int]:
@@ -59,14 +59,11 @@ def _rotations(sides: tuple[int, int, int, int], base: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def table_row(pid: int) -> list[tuple[int, ...]]:
-    """Legal rotations of every base card on a cell with pattern ``pid`` (cached)."""
-    row = _LEGAL_TABLE.get(pid)
-    if row is None:
-        sides = _pattern_sides(pid)
-        row = [_rotations(sides, b) for b in range(90)]
-        _LEGAL_TABLE[pid] = row
-    return row
+@functools.cache
+def table_row(pid: int) -> tuple[tuple[int, ...], ...]:
+    """Legal rotations k (0..3) of every base card on a cell with pattern ``pid``."""
+    sides = _pattern_sides(pid)
+    return tuple(_rotations(sides, b) for b in range(90))
 
 
 def legal_rotations(pid: int, base: int) -> tuple[int, ...]:
@@ -97,12 +94,8 @@ class Sanctuary:
         """Legal placements (x, y, rot degrees) of ``card``, sorted by x, y, rot."""
         base = BASE[card]
         out: list[tuple[int, int, int]] = []
-        table = _LEGAL_TABLE
         for (x, y), pid in self.frontier.items():
-            row = table.get(pid)
-            if row is None:
-                row = table_row(pid)
-            ks = row[base]
+            ks = table_row(pid)[base]
             if ks:
                 for k in ks:
                     out.append((x, y, 90 * k))
@@ -171,8 +164,9 @@ class Sanctuary:
         return contains_shape(self.cells.keys(), SHAPES[shape])
 
 
-def contains_shape(occupied: object, shape: tuple[Cell, ...]) -> bool:
-    cells = set(occupied)  # type: ignore[call-overload]
+def contains_shape(occupied: Iterable[Cell], shape: tuple[Cell, ...]) -> bool:
+    """Whether some rotation and translation of ``shape`` lies within ``occupied``."""
+    cells = set(occupied)
     variants = []
     cur = list(shape)
     for _ in range(4):

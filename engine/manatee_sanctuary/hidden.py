@@ -1,4 +1,8 @@
-"""resample(seat, rng): re-draw what ``seat`` cannot see (spec "Hidden information").
+"""What a seat cannot see, and ``resample(seat, rng)`` re-drawing it (spec "Hidden information").
+
+Both the state's :meth:`resample` and the rebuild from an observation (:mod:`.rebuild`,
+which leaves placeholders in the hidden slots and resamples them) draw hidden
+information here, so there is one rule of what a seat knows (:func:`known_owners`).
 
 Hidden from seat s: the deck (held as an unordered set), other seats' dealt cards and
 their uncommunicated split choices, the contents of stacks s has not been shown, and the
@@ -21,47 +25,63 @@ import math
 import random
 from typing import TYPE_CHECKING
 
-from engine.manatee_sanctuary import phases as st
+from engine.manatee_sanctuary import steps as st
 
 if TYPE_CHECKING:
-    from engine.core import State
-    from engine.manatee_sanctuary.state import ManateeState
+    from engine.manatee_sanctuary.state import ManateeSanctuaryState
 
 
-def resample(s: ManateeState, seat: int, rng: random.Random) -> State:
+def known_owners(s: ManateeSanctuaryState, seat: int) -> tuple[int, int]:
+    """The seats whose deals ``seat`` has seen this round: its own and its passer's."""
+    return seat, s.passer(seat)
+
+
+def known_cards(s: ManateeSanctuaryState, seat: int, other: int) -> list[int]:
+    """Cards in ``other``'s hand that ``seat`` knows (own deal or seen stacks)."""
+    p = s.players[other]
+    if seat == other:
+        return list(p.hand)
+    src = known_owners(s, seat)
+    return [c for c in p.hand if p.origin[c] in src]
+
+
+def resample(s: ManateeSanctuaryState, seat: int, rng: random.Random) -> ManateeSanctuaryState:
+    """A clone of ``s`` with everything ``seat`` cannot see re-drawn (module doc)."""
     o = s.clone()
-    if o.solo or o.phase == st.PH_END:
+    if o.solo or o.step == st.GAME_OVER:
         return o
     pool: list[int] = list(o.deck)
-    ph = o.phase
-    known_owners = (seat, o.passer(seat))
+    step = o.step
+    known = known_owners(o, seat)
     # the slots seat cannot see; their cards join the deck in one pool
     dealt_slots: list[int] = []
     stack_slots: list[tuple[int, int]] = []
     hand_slots: list[tuple[int, int]] = []  # (seat, number of hidden cards)
-    if ph in (st.PH_DEAL, st.PH_SPLIT):
-        for j in range(o.n):
+    if step in (st.DEAL, st.SPLIT):
+        for j in range(o.seats):
             if j != seat and o.dealt[j]:
                 dealt_slots.append(j)
                 pool += o.dealt[j]
-    elif ph == st.PH_KEEP:
-        for owner in range(o.n):
-            if owner in known_owners:
+    elif step == st.KEEP:
+        for owner in range(o.seats):
+            if owner in known:
                 continue
             for k in range(2):
                 stack_slots.append((owner, k))
                 pool += o.stacks[owner][k]
-    for j in range(o.n):
+    for j in range(o.seats):
         if j == seat:
             continue
         p = o.players[j]
-        hidden = [c for c in p.hand if p.origin[c] not in known_owners]
+        hidden = [c for c in p.hand if p.origin[c] not in known]
         if hidden:
             hand_slots.append((j, len(hidden)))
             pool += hidden
-    if ph == st.PH_KEEP:
-        o.keep = [k if j == seat or k < 0 else rng.randrange(2) for j, k in enumerate(o.keep)]
-        o._legal = None
+    if step == st.KEEP:
+        o.keep_choices = [
+            k if j == seat or k < 0 else rng.randrange(2) for j, k in enumerate(o.keep_choices)
+        ]
+        o._fields_changed()
     if not (dealt_slots or stack_slots or hand_slots):
         return o
     pool.sort()  # canonical before shuffling, so the result depends only on rng
@@ -72,26 +92,31 @@ def resample(s: ManateeState, seat: int, rng: random.Random) -> State:
         new = sorted(pool[pos : pos + size])
         pos += size
         o.dealt[j] = new
-        if o.split[j] is not None:
-            o.split[j] = sorted(rng.sample(new, 1 if rng.randrange(15) < 5 else 2))
+        if o.splits[j] is not None:
+            o.splits[j] = sorted(rng.sample(new, 1 if rng.randrange(15) < 5 else 2))
     for owner, k in stack_slots:
         size = len(o.stacks[owner][k])
         o.stacks[owner][k] = sorted(pool[pos : pos + size])
         pos += size
     for j, size in hand_slots:
         p = o.players[j]
-        kept_cards = [c for c in p.hand if p.origin[c] in known_owners]
+        kept_cards = [c for c in p.hand if p.origin[c] in known]
         new_cards = pool[pos : pos + size]
         pos += size
         p.origin = draw_origins(o, seat, j, kept_cards, new_cards, rng)
         p.hand = sorted(kept_cards + new_cards)
     o.deck = sorted(pool[pos:])
-    o._legal = None
+    o._fields_changed()
     return o
 
 
 def draw_origins(
-    s: ManateeState, seat: int, j: int, shown: list[int], blanks: list[int], rng: random.Random
+    s: ManateeSanctuaryState,
+    seat: int,
+    j: int,
+    shown: list[int],
+    blanks: list[int],
+    rng: random.Random,
 ) -> dict[int, int]:
     """Whose deal each card of seat ``j``'s hand came from (``Player.origin``).
 
@@ -106,7 +131,7 @@ def draw_origins(
     if min(s.split_size) < 1 or min(s.kept) < 0:
         raise ValueError("observation fields split_size and kept must be set in phase 2")
     own, src = j, s.passer(j)
-    visible = {seat, s.passer(seat)}
+    visible = set(known_owners(s, seat))
     cap = {
         own: s.split_size[j] if s.kept[s.receiver(j)] == 1 else 5 - s.split_size[j],
         src: s.split_size[src] if s.kept[j] == 0 else 5 - s.split_size[src],
@@ -137,4 +162,4 @@ def draw_origins(
     return origin
 
 
-__all__ = ["draw_origins", "resample"]
+__all__ = ["draw_origins", "known_cards", "known_owners", "resample"]

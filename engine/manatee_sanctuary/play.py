@@ -1,14 +1,14 @@
-"""Phase 2 (expand or act, 5.4) and phase 3 (feeding, 5.6), including `return` decisions."""
+"""Phase 2 (expand or act, 5.4) and phase 3 (feeding, 5.6), including ``return`` decisions."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.core import CHANCE, Action
-from engine.manatee_sanctuary import phases as st
+from engine.core import CHANCE, JSON, Action
+from engine.manatee_sanctuary import steps as st
 from engine.manatee_sanctuary.actions import (
     ACTS,
-    BAG_DRAW_COLOUR,
     Act,
     BagDraw,
     Expand,
@@ -22,21 +22,46 @@ from engine.manatee_sanctuary.data import (
     FOOD_CAP,
     FOOD_VALUE,
     HABITAT,
+    MANATEE_NAMES,
     N_HARVEST,
     N_PINK,
     N_RANDOM,
+    N_RESCUE,
     N_YELLOW,
+    RETURN_PENALTY,
     SPACE_VALUE,
+    card_ids,
 )
 
 if TYPE_CHECKING:
-    from engine.manatee_sanctuary.state import ManateeState, Player
-
-# res layout: [seat, card, draws_left, new grey, new pink, new yellow, harvest icons]
-R_SEAT, R_CARD, R_DRAWS, R_NEW, R_HARVEST = 0, 1, 2, 3, 6
+    from engine.manatee_sanctuary.player import Player
+    from engine.manatee_sanctuary.state import ManateeSanctuaryState
 
 
-def card_habitat(s: ManateeState, card: int) -> int:
+@dataclass(slots=True)
+class PendingAct:
+    """The act being resolved (5.4 steps 3-7): drawn manatees wait here until housed."""
+
+    seat: int
+    """The acting seat."""
+    card: int
+    """The card whose top half is used."""
+    draws_left: int
+    """Random bag draws still due (? icons plus the yellow bonus)."""
+    new: list[int]
+    """Manatees gained so far, not housed yet: grey, pink, yellow."""
+    harvest_icons: int
+    """Harvest icons of the card (food per completed flower once housed)."""
+
+    def copy(self) -> PendingAct:
+        return PendingAct(self.seat, self.card, self.draws_left, self.new[:], self.harvest_icons)
+
+    def to_json(self) -> JSON:
+        """The digest's form: [seat, card, draws left, new grey, pink, yellow, harvest]."""
+        return [self.seat, self.card, self.draws_left, *self.new, self.harvest_icons]
+
+
+def card_habitat(s: ManateeSanctuaryState, card: int) -> int:
     """Habitat added by ``card`` (Tight Fit: one less, never below 0; D20)."""
     h = HABITAT[card]
     if s.challenge == 2:
@@ -44,13 +69,16 @@ def card_habitat(s: ManateeState, card: int) -> int:
     return h
 
 
-def legal_plays(s: ManateeState) -> list[Action]:
-    p = s.players[s.cur]
+# -- legal actions ------------------------------------------------------------------
+
+
+def legal_plays(s: ManateeSanctuaryState) -> list[Action]:
+    p = s.players[s.current]
     out: list[Action] = []
-    sanct = p.sanct
+    sanctuary = p.sanctuary
     for c in p.hand:
         out.append(ACTS[c])
-        for x, y, r in sanct.placements_for(c):
+        for x, y, r in sanctuary.placements_for(c):
             out.append(expand_action(c, x, y, r))
     return out
 
@@ -77,29 +105,32 @@ def return_options(
     return out
 
 
-def return_context(s: ManateeState) -> tuple[list[int], tuple[int, int, int]]:
+def return_context(s: ManateeSanctuaryState) -> tuple[list[int], tuple[int, int, int]]:
     """(available manatees, values) of the pending return decision."""
-    if s.phase == st.PH_RETURN_SPACE:
-        assert s.res is not None
-        return s.res[R_NEW : R_NEW + 3], SPACE_VALUE
-    return s.players[s.cur].housed, FOOD_VALUE
+    if s.step == st.RETURN_SPACE:
+        assert s.resolving is not None
+        return s.resolving.new, SPACE_VALUE
+    return s.players[s.current].housed, FOOD_VALUE
 
 
-def legal_returns(s: ManateeState) -> list[Action]:
+def legal_returns(s: ManateeSanctuaryState) -> list[Action]:
     avail, values = return_context(s)
-    return [return_action(*r) for r in return_options(avail, values, s.deficit)]
+    return [return_action(*r) for r in return_options(avail, values, s.return_deficit)]
 
 
-def next_turn(s: ManateeState, prev: int) -> None:
+# -- applying actions ---------------------------------------------------------------
+
+
+def next_turn(s: ManateeSanctuaryState, prev: int) -> None:
     """Move the turn pointer clockwise after ``prev``, skipping empty hands (D14)."""
-    n = s.n
+    n = s.seats
     players = s.players
     for i in range(1, n + 1):
         t = (prev + i) % n
         if players[t].hand:
             s.turn = t
-            s.cur = t
-            s.phase = st.PH_PLAY
+            s.current = t
+            s.step = st.PLAY
             return
     s.turn = -1
     s.feed_seat = 0
@@ -111,121 +142,175 @@ def _remove_from_hand(p: Player, c: int) -> None:
     del p.origin[c]
 
 
-def apply_play(s: ManateeState, action: Action) -> None:
-    t = type(action)
-    if t is BagDraw:
-        assert isinstance(action, BagDraw) and s.res is not None
-        col = BAG_DRAW_COLOUR[action.colour]
-        s.bag[col] -= 1
-        s.res[R_NEW + col] += 1
-        s.res[R_DRAWS] -= 1
-        continue_act(s)
-    elif t is Act:
-        assert isinstance(action, Act)
-        seat = s.cur
-        c = CARD_INDEX[action.card]
-        p = s.players[seat]
-        _remove_from_hand(p, c)
-        p.pile.append(c)
-        rescue = N_PINK[c] + N_YELLOW[c] + N_RANDOM[c]
-        b = p.housed[2] if rescue else 0
-        new = [0, 0, 0]
-        bag = s.bag
-        for col, cnt in ((1, N_PINK[c]), (2, N_YELLOW[c])):
-            for _ in range(cnt):
-                if bag[col] > 0:
-                    bag[col] -= 1
-                    new[col] += 1
-        s.res = [seat, c, N_RANDOM[c] + b, new[0], new[1], new[2], N_HARVEST[c]]
-        continue_act(s)
-    elif t is Expand:
-        assert isinstance(action, Expand)
-        seat = s.cur
-        c = CARD_INDEX[action.card]
-        p = s.players[seat]
-        _remove_from_hand(p, c)
-        for colour in p.sanct.place(c, action.x, action.y, action.rot):
-            p.flowers[colour - 1] += 1
-            p.food = min(FOOD_CAP, p.food + 1)
-        p.capacity += card_habitat(s, c)
-        next_turn(s, seat)
-    elif t is Return:
-        assert isinstance(action, Return)
-        ret = (action.grey, action.pink, action.yellow)
-        cnt = ret[0] + ret[1] + ret[2]
-        for col in range(3):
-            s.bag[col] += ret[col]
-        if s.challenge == 8:
-            s.saver_lost = True
-        if s.phase == st.PH_RETURN_SPACE:
-            assert s.res is not None
-            for col in range(3):
-                s.res[R_NEW + col] -= ret[col]
-            s.players[s.res[R_SEAT]].score[CAT["returned_space"]] -= 2 * cnt
-            finish_act(s)
-        else:
-            p = s.players[s.cur]
-            for col in range(3):
-                p.housed[col] -= ret[col]
-            p.score[CAT["returned_food"]] -= 2 * cnt
-            p.food -= p.need()
-            s.feed_seat = s.cur + 1
-            continue_feeding(s)
-    else:  # pragma: no cover
-        raise AssertionError(f"unexpected action {action}")
+def act(s: ManateeSanctuaryState, c: int) -> None:
+    """Use card ``c``'s top half: take its P and Y manatees, then draw (5.4 steps 1-5)."""
+    seat = s.current
+    p = s.players[seat]
+    _remove_from_hand(p, c)
+    p.pile.append(c)
+    bonus = p.housed[2] if N_RESCUE[c] else 0
+    new = [0, 0, 0]
+    bag = s.bag
+    for col, cnt in ((1, N_PINK[c]), (2, N_YELLOW[c])):
+        for _ in range(cnt):
+            if bag[col] > 0:
+                bag[col] -= 1
+                new[col] += 1
+    s.resolving = PendingAct(seat, c, N_RANDOM[c] + bonus, new, N_HARVEST[c])
+    continue_act(s)
 
 
-def continue_act(s: ManateeState) -> None:
-    """Draw the pending random manatees, then check housing (5.4 steps 4-6)."""
-    res = s.res
+def bag_draw(s: ManateeSanctuaryState, col: int) -> None:
+    """A manatee of colour ``col`` drawn for the act being resolved."""
+    res = s.resolving
     assert res is not None
-    if res[R_DRAWS] > 0:
+    s.bag[col] -= 1
+    res.new[col] += 1
+    res.draws_left -= 1
+    continue_act(s)
+
+
+def expand(s: ManateeSanctuaryState, c: int, x: int, y: int, rot: int) -> None:
+    """Lay card ``c``'s bottom half: +1 food per completed flower, its habitat (5.5)."""
+    seat = s.current
+    p = s.players[seat]
+    _remove_from_hand(p, c)
+    for colour in p.sanctuary.place(c, x, y, rot):
+        p.flowers[colour - 1] += 1
+        p.food = min(FOOD_CAP, p.food + 1)
+    p.capacity += card_habitat(s, c)
+    next_turn(s, seat)
+
+
+def return_manatees(s: ManateeSanctuaryState, ret: tuple[int, int, int]) -> None:
+    """Return (grey, pink, yellow) manatees to the bag, -2 points each (D8, O7)."""
+    cnt = ret[0] + ret[1] + ret[2]
+    for col in range(3):
+        s.bag[col] += ret[col]
+    if s.challenge == 8:
+        s.saver_lost = True
+    if s.step == st.RETURN_SPACE:
+        res = s.resolving
+        assert res is not None
+        for col in range(3):
+            res.new[col] -= ret[col]
+        s.players[res.seat].points[CAT["returned_space"]] -= RETURN_PENALTY * cnt
+        finish_act(s)
+    else:
+        p = s.players[s.current]
+        for col in range(3):
+            p.housed[col] -= ret[col]
+        p.points[CAT["returned_food"]] -= RETURN_PENALTY * cnt
+        p.food -= p.need()
+        s.feed_seat = s.current + 1
+        continue_feeding(s)
+
+
+def continue_act(s: ManateeSanctuaryState) -> None:
+    """Draw the pending random manatees, then check housing (5.4 steps 4-6)."""
+    res = s.resolving
+    assert res is not None
+    if res.draws_left > 0:
         if s.bag[0] + s.bag[1] + s.bag[2] > 0:
-            s.phase = st.PH_DRAW
-            s.cur = CHANCE
+            s.step = st.BAG_DRAW
+            s.current = CHANCE
             return
-        res[R_DRAWS] = 0  # empty bag: the remaining draws yield nothing (D11)
-    p = s.players[res[R_SEAT]]
+        res.draws_left = 0  # empty bag: the remaining draws yield nothing (D11)
+    p = s.players[res.seat]
     h = p.housed
-    usage = (h[0] + res[3]) + (h[1] + res[4]) + 2 * (h[2] + res[5])
+    new = res.new
+    usage = (h[0] + new[0]) + (h[1] + new[1]) + 2 * (h[2] + new[2])
     if usage > p.capacity:
-        s.deficit = usage - p.capacity
-        s.phase = st.PH_RETURN_SPACE
-        s.cur = res[R_SEAT]
+        s.return_deficit = usage - p.capacity
+        s.step = st.RETURN_SPACE
+        s.current = res.seat
         return
     finish_act(s)
 
 
-def finish_act(s: ManateeState) -> None:
+def finish_act(s: ManateeSanctuaryState) -> None:
     """House the new manatees, then harvest (5.4 steps 6-7), then pass the turn."""
-    res = s.res
+    res = s.resolving
     assert res is not None
-    seat = res[R_SEAT]
+    seat = res.seat
     p = s.players[seat]
     for col in range(3):
-        p.housed[col] += res[R_NEW + col]
-    if res[R_HARVEST]:
+        p.housed[col] += res.new[col]
+    if res.harvest_icons:
         p.food = min(
-            FOOD_CAP, p.food + res[R_HARVEST] * (p.flowers[0] + p.flowers[1] + p.flowers[2])
+            FOOD_CAP, p.food + res.harvest_icons * (p.flowers[0] + p.flowers[1] + p.flowers[2])
         )
-    s.res = None
-    s.deficit = 0
+    s.resolving = None
+    s.return_deficit = 0
     next_turn(s, seat)
 
 
-def continue_feeding(s: ManateeState) -> None:
+def continue_feeding(s: ManateeSanctuaryState) -> None:
     """Feed seats in order from ``feed_seat``; stop at the first shortage (5.6)."""
-    for seat in range(s.feed_seat, s.n):
+    for seat in range(s.feed_seat, s.seats):
         p = s.players[seat]
         need = p.need()
         if p.food >= need:
             p.food -= need
             continue
         s.feed_seat = seat
-        s.deficit = need - p.food
-        s.phase = st.PH_RETURN_FOOD
-        s.cur = seat
+        s.return_deficit = need - p.food
+        s.step = st.RETURN_FOOD
+        s.current = seat
         return
-    s.feed_seat = s.n
-    s.deficit = 0
+    s.feed_seat = s.seats
+    s.return_deficit = 0
     s.finish_round()
+
+
+# -- illegal actions ----------------------------------------------------------------
+
+
+def why_illegal(s: ManateeSanctuaryState, action: Action) -> str | None:
+    """A precise message for a bag draw, act, expand or return that is not legal now
+    (None: the generic message will do)."""
+    step = s.step
+    match action:
+        case BagDraw(colour=colour) if step == st.BAG_DRAW:
+            return f"the bag holds no {colour} manatee"
+        case Act(card=card) if step == st.PLAY:
+            return _not_in_hand(s, card)
+        case Expand(card=card, x=x, y=y, rot=rot) if step == st.PLAY:
+            problem = _not_in_hand(s, card)
+            if problem is None:
+                why = s.players[s.current].sanctuary.explain(CARD_INDEX[card], x, y, rot)
+                if why:
+                    problem = f"cannot expand {card} at ({x},{y}) rot {rot}: {why}"
+            return problem
+        case Return(grey=grey, pink=pink, yellow=yellow) if step in st.RETURNS:
+            return _why_return_illegal(s, (grey, pink, yellow))
+    return None
+
+
+def _not_in_hand(s: ManateeSanctuaryState, card: str) -> str | None:
+    seat = s.current
+    hand = s.players[seat].hand
+    c = CARD_INDEX.get(card)
+    if c is None or c not in hand:
+        return f"card {card!r} is not in seat {seat}'s hand ({', '.join(card_ids(hand))})"
+    return None
+
+
+def _why_return_illegal(s: ManateeSanctuaryState, ret: tuple[int, int, int]) -> str:
+    avail, values = return_context(s)
+    space = s.step == st.RETURN_SPACE
+    what = "new manatees of this card" if space else "housed manatees"
+    for i in range(3):
+        if ret[i] < 0:
+            return f"{MANATEE_NAMES[i]} must be >= 0, got {ret[i]}"
+        if ret[i] > avail[i]:
+            return f"only {avail[i]} {MANATEE_NAMES[i]} among the {what} can be returned"
+    value = sum(ret[i] * values[i] for i in range(3))
+    unit = "spaces" if space else "food"
+    deficit = s.return_deficit
+    if value < deficit:
+        return f"the returned manatees save {value} {unit}, the deficit is {deficit}"
+    return (
+        f"the set is not inclusion-minimal: it saves {value} {unit} for a deficit of "
+        f"{deficit}, and some returned manatee could stay"
+    )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.core import competition_ranks
+from engine.manatee_sanctuary import steps as st
 from engine.manatee_sanctuary.data import (
     BONUS_IDS,
     CAT,
@@ -21,7 +23,8 @@ from engine.manatee_sanctuary.data import (
 )
 
 if TYPE_CHECKING:
-    from engine.manatee_sanctuary.state import ManateeState, Player
+    from engine.manatee_sanctuary.player import Player
+    from engine.manatee_sanctuary.state import ManateeSanctuaryState
 
 
 def bonus_points(card: int, rnd: int, p: Player) -> int:
@@ -41,38 +44,43 @@ def bonus_points(card: int, rnd: int, p: Player) -> int:
         return 3 * p.flowers[2]
     if goal == "RB7":
         return RB7_POINTS[rnd - 1] if p.food <= 3 else 0
-    return RB8_POINTS[rnd - 1] if p.sanct.contains(RB8_SHAPES[rnd - 1]) else 0
+    return RB8_POINTS[rnd - 1] if p.sanctuary.contains(RB8_SHAPES[rnd - 1]) else 0
+
+
+def endgame_card_points(kind: str, housed: Sequence[int]) -> int:
+    """Points of one end-game scoring card of ``kind`` (``ENDGAME``; "" for none) for
+    housed (grey, pink, yellow) manatees."""
+    if kind == "per_2_manatees_1":
+        return (housed[GREY] + housed[PINK] + housed[YELLOW]) // 2
+    if kind == "per_pink_2":
+        return 2 * housed[PINK]
+    if kind == "per_yellow_3":
+        return 3 * housed[YELLOW]
+    return 0
 
 
 def endgame_points(p: Player) -> int:
     """Sum over the scoring cards in the sanctuary, each scoring on its own (D26)."""
-    total = 0
-    for card, _x, _y, _r in p.sanct.placements:
-        kind = ENDGAME[card]
-        if kind == "per_2_manatees_1":
-            total += sum(p.housed) // 2
-        elif kind == "per_pink_2":
-            total += 2 * p.housed[PINK]
-        elif kind == "per_yellow_3":
-            total += 3 * p.housed[YELLOW]
-    return total
+    return sum(
+        endgame_card_points(ENDGAME[c], p.housed) for c, _x, _y, _r in p.sanctuary.placements
+    )
 
 
-def score_round(s: ManateeState) -> None:
+def score_round(s: ManateeSanctuaryState) -> None:
     """Phase 4 for every player (after feeding)."""
     rnd = s.round
     g_pts, p_pts, y_pts = ROUND_POINTS[rnd - 1]
-    bonus = s.bonus[rnd - 1]
+    bonus = s.round_bonus[rnd - 1]
     for p in s.players:
         h = p.housed
-        p.score[CAT[f"round_{rnd}"]] += h[GREY] * g_pts + h[PINK] * p_pts + h[YELLOW] * y_pts
+        p.points[CAT[f"round_{rnd}"]] += h[GREY] * g_pts + h[PINK] * p_pts + h[YELLOW] * y_pts
         if bonus >= 0:
-            p.score[CAT[f"bonus_{rnd}"]] += bonus_points(bonus, rnd, p)
+            p.points[CAT[f"bonus_{rnd}"]] += bonus_points(bonus, rnd, p)
         if rnd == 3:
-            p.score[CAT["endgame"]] += endgame_points(p)
+            p.points[CAT["endgame"]] += endgame_points(p)
     if s.solo:
-        s.players[0].score[CAT[f"solo_{rnd}"]] += s.token
-        s.token = 0
+        s.players[0].points[CAT[f"solo_{rnd}"]] += s.solo_token
+        s.solo_token = 0
 
 
 def solo_band(total: int, bonuses_on: bool) -> int:
@@ -80,7 +88,7 @@ def solo_band(total: int, bonuses_on: bool) -> int:
     return sum(1 for low in SCOREBOARD_LOW if total >= low + shift)
 
 
-def challenge_condition(s: ManateeState) -> bool:
+def challenge_condition(s: ManateeSanctuaryState) -> bool:
     """Whether the solo challenge's own condition holds now (score >= 70 checked apart)."""
     p = s.players[0]
     k = s.challenge
@@ -91,21 +99,22 @@ def challenge_condition(s: ManateeState) -> bool:
     if k == 4:
         return sum(p.flowers) <= 6
     if k == 7:
-        return p.sanct.contains("R6")
+        return p.sanctuary.contains("R6")
     if k == 8:
         return sum(p.housed) >= 24 and not s.saver_lost
     return True  # 2, 5, 6: rule changes only
 
 
-def breakdown(s: ManateeState, seat: int) -> dict[str, int]:
+def breakdown(s: ManateeSanctuaryState, seat: int) -> dict[str, int]:
+    """Seat ``seat``'s points by category, ``total``, and the solo band and challenge."""
     p = s.players[seat]
-    out = dict(zip(CATEGORIES, p.score, strict=True))
-    total = sum(p.score)
+    out = dict(zip(CATEGORIES, p.points, strict=True))
+    total = sum(p.points)
     out["total"] = total
     if s.solo:
-        out["solo_band"] = solo_band(total, s.bonuses_on)
+        out["solo_band"] = solo_band(total, s.bonus_module)
         if s.challenge:
-            won = s.phase_is_end() and total >= 70 and challenge_condition(s)
+            won = s.step == st.GAME_OVER and total >= 70 and challenge_condition(s)
             out["challenge_won"] = 1 if won else 0
     return out
 

@@ -19,8 +19,13 @@ hills, plains; sky and river cells interrupt) scores flowers x animals; each of 
 goal tokens in play (one sky S*, one river R*, one terrain T*) gives 10 to every player
 with the best metric value (ties all score, also at 0). Breakdown keys: plains, hills,
 forest, mountains, goal_sky, goal_river, goal_terrain, total. Ranks by total, ties share
-(no tie-break). Options: ``goal_set`` ("first_game" = S1 R1 T1, "random", or one of the 6
-scenarios) and ``goals`` (three explicit ids, overriding ``goal_set``).
+(no tie-break).
+
+Options
+-------
+``goal_set`` (one of "first_game" = S1 R1 T1, "random", or the 6 scenarios; default
+"first_game") and ``goals`` (a list of three explicit goal ids, one per colour, overriding
+``goal_set``; default null = absent). JSON null means the default.
 
 Chance nodes (explicit, small; the engine never draws randomness)
 -----------------------------------------------------------------
@@ -37,18 +42,19 @@ Decisions
 ``{"kind": "fly", "space": s}`` (the free spaces in ascending order; always n - p of
 them), then ``{"kind": "place", "end": "left" | "right"}``.
 
-Observation (identical for every seat and the spectator; the state is fully public)
----------------------------------------------------------------------------------
-``current_player``, ``phase`` (goal_draw/reveal/balloon_drop/fly/place/game_over),
+Observation (the same for every seat and the spectator but ``you``: the state is public)
+--------------------------------------------------------------------------------------
+The header ``you`` (the viewing seat, null for the spectator), ``current_player``,
+``phase`` (goal_draw/reveal/balloon_drop/fly/place/game_over) and ``scores``; then
 ``pending_space`` (space of a pending reveal, else -1), ``goals`` (sky, river, terrain;
 "" while undrawn), ``num_spaces``, ``token_space``, ``token_face`` (sun/moon),
 ``active_player`` (-1 in setup and at the end), ``held_tile`` ("" when none),
 ``unrevealed_tiles`` (count), ``spaces`` (per space: space, count, top ("" when empty),
 balloon_seat (-1 when none)), ``players`` (per seat: seat, colour, panorama (tile ids
 left to right), start_index, balloon_space (-1 before the drop), balloon
-(none/standing/deflated), points (the breakdown as if the game ended now)), ``scores``
-(provisional totals, final when the game is over). Tiles below a stack's top and boxed
-tiles are never in any observation (nor in the state).
+(none/standing/deflated), points (the breakdown as if the game ended now)); ``scores``
+are the provisional totals (``state.scores()``), final when the game is over. Tiles below a
+stack's top and boxed tiles are never in any observation (nor in the state).
 
 Decisions on open points (beyond the spec's D1-D14)
 ---------------------------------------------------
@@ -62,9 +68,16 @@ Decisions on open points (beyond the spec's D1-D14)
 - P4 While a player holds a taken tile (the ``reveal`` after his fly and his ``place``),
   the token still lies on his departure space; the held tile is public.
 - P5 ``result().scores`` and breakdown values are integers.
+
+Package layout: ``data`` (tiles and their pre-analysed components, goals, goal sets,
+phases), ``actions`` (action and outcome classes with their ``TEXT``, interned instances),
+``scoring`` (zones, rivers, goal metrics, breakdowns), ``state`` (rules and the
+observation), ``render`` (text view of an observation), ``rebuild``
+(``from_observation``), ``game`` (options, step bound, variants, viewer components).
 """
 
-from engine.panorama.state import PanoramaGame, PanoramaState
+from engine.panorama.game import PanoramaGame
+from engine.panorama.state import PanoramaState
 
 GAME = PanoramaGame()
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from engine.core import Action
-from engine.panorama.tiles import GOAL_IDS, NUM_TILES, TILE_IDS
+from engine.panorama.data import GOAL_IDS, NUM_TILES, TILE_IDS
 
 MAX_SPACES = 9
 MAX_PLAYERS = 4
@@ -21,10 +21,8 @@ class Fly(Action):
     """Decision: fly the balloon to a free space and take its top tile."""
 
     KIND: ClassVar[str] = "fly"
+    TEXT: ClassVar[str] = "fly {space}"
     space: int
-
-    def __str__(self) -> str:
-        return f"fly {self.space}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +30,8 @@ class Place(Action):
     """Decision: put the held tile at the left or right end of the panorama."""
 
     KIND: ClassVar[str] = "place"
+    TEXT: ClassVar[str] = "place {end}"
     end: Literal["left", "right"]
-
-    def __str__(self) -> str:
-        return f"place {self.end}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +39,9 @@ class Reveal(Action):
     """Chance: the tile that becomes the visible top of a stack."""
 
     KIND: ClassVar[str] = "reveal"
+    TEXT: ClassVar[str] = "reveal {tile} on space {space}"
     space: int
     tile: str
-
-    def __str__(self) -> str:
-        return f"reveal {self.tile} on space {self.space}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +49,9 @@ class BalloonDrop(Action):
     """Chance (setup): the seat whose balloon lands on a space."""
 
     KIND: ClassVar[str] = "balloon_drop"
+    TEXT: ClassVar[str] = "balloon_drop seat {seat} on space {space}"
     space: int
     seat: int
-
-    def __str__(self) -> str:
-        return f"balloon_drop seat {self.seat} on space {self.space}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +59,8 @@ class GoalDraw(Action):
     """Chance (setup, goal_set "random"): the goal token drawn for a colour."""
 
     KIND: ClassVar[str] = "goal_draw"
+    TEXT: ClassVar[str] = "goal_draw {goal}"
     goal: str
-
-    def __str__(self) -> str:
-        return f"goal_draw {self.goal}"
 
 
 FLY: tuple[Fly, ...] = tuple(Fly(s) for s in range(MAX_SPACES))

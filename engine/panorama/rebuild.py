@@ -13,7 +13,7 @@ tile), uniformly, as in the original game.
 
 Derived, not read: the unrevealed tiles (the complement of the tiles in view; checked
 against ``unrevealed_tiles``), the standing flags, the occupant of each space. The
-state's ``_pending`` (the space of the last ``reveal``) is a leftover that no rule reads
+state's ``pending_space`` (the space of the last ``reveal``) is a leftover that no rule reads
 outside a chance node; it is set to the seat's balloon space, which is exact in the
 ``place`` phase after a reveal. It enters ``digest()``, so a rebuilt state's digest may
 differ from the original's in that field only.
@@ -29,33 +29,37 @@ import random
 from collections.abc import Mapping, Sequence
 
 from engine.core import JSON
+from engine.fields import build
 from engine.observed import read_int, read_list, read_obj, read_str
-from engine.panorama.state import FLY_PHASE, PLACE_PHASE, PanoramaState
-from engine.panorama.tiles import (
+from engine.panorama.data import (
+    FLY_PHASE,
     GOAL_COLOURS,
     GOALS_BY_COLOUR,
     NUM_TILES,
+    PLACE_PHASE,
+    STACK_SIZE,
     START_TILE,
     TILE_IDS,
     TILE_INDEX,
 )
+from engine.panorama.state import PanoramaState
 
-STACK_SIZE = 4
 _PHASES = {"fly": FLY_PHASE, "place": PLACE_PHASE}
 _BALLOONS = ("standing", "deflated")
 
 
-def rebuild(
+def from_observation(
     state: PanoramaState, seat: int, obs: Mapping[str, JSON], rng: random.Random
 ) -> PanoramaState:
-    """Fill ``state`` (a fresh ``new_game``) in place from ``obs``, seat ``seat``'s turn.
+    """The state that shows ``obs`` at seat ``seat``'s turn, with the game, players and
+    options of ``state`` (a fresh ``new_game``).
 
     ``rng`` is accepted for the contract but not used: nothing in the state is hidden.
     Raises :class:`ValueError` naming the first problem of a malformed observation.
     """
     del rng  # nothing to draw (module docstring)
     p = state.num_players
-    n = state._n
+    n = state.num_spaces
 
     phase_name = read_str(obs["phase"], "phase")
     if phase_name not in _PHASES:
@@ -182,32 +186,37 @@ def rebuild(
             f"the stacks are missing {taken} tile(s) but the panoramas and the hand hold {placed}"
         )
     in_view = set(seen)
-    unrev = [t for t in range(NUM_TILES) if t not in in_view]
-    if read_int(obs["unrevealed_tiles"], "unrevealed_tiles") != len(unrev):
+    unseen = NUM_TILES - len(in_view)
+    if read_int(obs["unrevealed_tiles"], "unrevealed_tiles") != unseen:
         raise ValueError(
-            f"unrevealed_tiles is {obs['unrevealed_tiles']} but {len(unrev)} tiles are not in view"
+            f"unrevealed_tiles is {obs['unrevealed_tiles']} but {unseen} tiles are not in view"
         )
 
-    # -- fill the state ------------------------------------------------------------
-    state._phase = phase
-    state._cp = seat
-    state._active = seat
-    state._pending = bal[seat]
-    state._goals = goals
-    state._count = count
-    state._top = top
-    state._unrev = unrev
-    state._occ = occ
-    state._bal = bal
-    state._standing = standing
-    state._pan = pan
-    state._si = si
-    state._token = token
-    state._moon = moon
-    state._held = held
-    state._res = None
-    state._legal = None
-    return state
+    rebuilt: PanoramaState = build(
+        PanoramaState,
+        state.game,
+        p,
+        state.options,
+        phase=phase,
+        pending_space=bal[seat],
+        current=seat,
+        goals=goals,
+        stack_counts=count,
+        tops=top,
+        unrevealed=[t for t in range(NUM_TILES) if t not in in_view],
+        occupants=occ,
+        balloon_space=bal,
+        standing=standing,
+        panoramas=pan,
+        start_index=si,
+        token_space=token,
+        moon=moon,
+        active_player=seat,
+        held_tile=held,
+        num_spaces=n,
+        final_result=None,
+    )
+    return rebuilt
 
 
 def _goals(state: PanoramaState, goals: Sequence[JSON]) -> list[str]:
@@ -216,7 +225,7 @@ def _goals(state: PanoramaState, goals: Sequence[JSON]) -> list[str]:
         raise ValueError(f"goals must list 3 goal ids (sky, river, terrain), got {goals!r}")
     out: list[str] = []
     for i, g in enumerate(goals):
-        fixed = state._goals[i]
+        fixed = state.goals[i]
         if fixed and g != fixed:
             raise ValueError(
                 f"goals[{i}] is {g!r} but the options fix the {GOAL_COLOURS[i]} goal {fixed}"
@@ -238,4 +247,4 @@ def _tile(name: JSON, where: str) -> int:
     return t
 
 
-__all__ = ["rebuild"]
+__all__ = ["from_observation"]

@@ -1,21 +1,19 @@
-"""Text rendering of a Panorama state for terminals (``arena play panorama --show``)."""
+"""Text view of a Panorama observation for terminals (``arena play panorama --show``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
-from engine.panorama.tiles import (
+from engine.core import JSON
+from engine.panorama.data import (
     COLOURS,
     GOAL_COLOURS,
     GOAL_TEXT,
     ITEM_ROWS,
     ROWS,
     TERRAIN_ROWS,
-    TILE_IDS,
+    TILE_INDEX,
 )
-
-if TYPE_CHECKING:
-    from engine.panorama.state import PanoramaState
 
 LEGEND = (
     "terrain S sky M mountains F forest H hills P plains W river | "
@@ -32,67 +30,77 @@ def tile_grid(tiles: list[int], labels: list[str], indent: str = "  ") -> list[s
     return lines
 
 
-def render_state(state: PanoramaState, seat: int | None = None) -> str:
-    obs = state._observation(seat)
-    p = state.num_players
+def render(obs: Mapping[str, JSON], ranks: list[int] | None = None) -> str:
+    """Readable text of the position ``obs`` shows to its viewer (``you``); ``ranks``:
+    the result's, once the game is over."""
+    seat = obs["you"]
+    players = obs["players"]
     out: list[str] = []
     goals = " | ".join(
         f"{colour} {g} ({GOAL_TEXT[g]})" if g else f"{colour} (not drawn yet)"
-        for colour, g in zip(GOAL_COLOURS, state._goals, strict=True)
+        for colour, g in zip(GOAL_COLOURS, obs["goals"], strict=True)
     )
     view = "spectator" if seat is None else f"{COLOURS[seat]} (seat {seat})"
-    out.append(f"Panorama, {p} players, view of {view}")
+    out.append(f"Panorama, {len(players)} players, view of {view}")
     out.append(f"Goals: {goals}")
-    face = "MOON (final turns)" if state._moon else "SUN"
+    face = "MOON (final turns)" if obs["token_face"] == "moon" else "SUN"
     phase = obs["phase"]
-    if state._active >= 0:
-        who = f"{COLOURS[state._active]} (seat {state._active})"
-        todo = f"place {TILE_IDS[state._held]}" if phase == "place" else phase
+    active = obs["active_player"]
+    if active >= 0:
+        who = f"{COLOURS[active]} (seat {active})"
+        todo = f"place {obs['held_tile']}" if phase == "place" else phase
         if phase == "reveal":
-            todo = f"waiting for the new top of space {state._pending}"
-        out.append(f"Token: {face} on space {state._token}; active {who}: {todo}")
+            todo = f"waiting for the new top of space {obs['pending_space']}"
+        out.append(f"Token: {face} on space {obs['token_space']}; active {who}: {todo}")
     elif phase == "game_over":
         out.append("Game over.")
     else:
         out.append(f"Setup: next chance node {phase}")
-    out.append(f"Central tile: {state._n} spaces; {len(state._unrev)} tiles not revealed yet")
+    out.append(
+        f"Central tile: {obs['num_spaces']} spaces; "
+        f"{obs['unrevealed_tiles']} tiles not revealed yet"
+    )
     tops: list[int] = []
     labels: list[str] = []
-    for s in range(state._n):
-        q = state._occ[s]
+    for space in obs["spaces"]:
+        s = space["space"]
+        q = space["balloon_seat"]
         if q >= 0:
-            bal = f"{COLOURS[q]} balloon {'standing' if state._standing[q] else 'deflated'}"
+            bal = f"{COLOURS[q]} balloon {players[q]['balloon']}"
         else:
-            bal = "free" if state._count[s] else "empty"
-        top = TILE_IDS[state._top[s]] if state._top[s] >= 0 else "--"
-        mark = " <- token" if s == state._token else ""
-        out.append(f"  space {s}: {state._count[s]} tile(s), top {top:<4} {bal}{mark}")
-        if state._top[s] >= 0:
-            tops.append(state._top[s])
+            bal = "free" if space["count"] else "empty"
+        top = space["top"] or "--"
+        mark = " <- token" if s == obs["token_space"] else ""
+        out.append(f"  space {s}: {space['count']} tile(s), top {top:<4} {bal}{mark}")
+        if space["top"]:
+            tops.append(TILE_INDEX[space["top"]])
             labels.append(f"{s}:{top}")
     if tops:
         out.append("Top tiles:")
         out.extend(tile_grid(tops, labels))
     out.append("Panoramas (* = start tile):")
-    for q in range(p):
-        info = obs["players"][q]
+    for q, info in enumerate(players):
         pts = info["points"]
         you = " (you)" if seat == q else ""
         out.append(
             f" {COLOURS[q]} (seat {q}){you}: balloon {info['balloon']} on space "
-            f"{info['balloon_space']}; {len(state._pan[q])} tiles; points so far "
+            f"{info['balloon_space']}; {len(info['panorama'])} tiles; points so far "
             f"plains {pts['plains']} hills {pts['hills']} forest {pts['forest']} "
             f"mountains {pts['mountains']} goals {pts['goal_sky']}/{pts['goal_river']}/"
             f"{pts['goal_terrain']} total {pts['total']}"
         )
-        pan = state._pan[q]
-        labs = [TILE_IDS[t] + ("*" if k == state._si[q] else "") for k, t in enumerate(pan)]
+        pan = [TILE_INDEX[t] for t in info["panorama"]]
+        labs = [
+            t + ("*" if k == info["start_index"] else "") for k, t in enumerate(info["panorama"])
+        ]
         out.extend(tile_grid(pan, labs, indent="   "))
     if phase == "game_over":
-        ranks = state.result().ranks
+        assert ranks is not None, "a finished game's text shows the ranks"
         out.append(
             "Result: "
-            + ", ".join(f"{COLOURS[q]} {obs['scores'][q]} (rank {ranks[q]})" for q in range(p))
+            + ", ".join(
+                f"{COLOURS[q]} {obs['scores'][q]} (rank {ranks[q]})" for q in range(len(players))
+            )
         )
     out.append(LEGEND)
     return "\n".join(out)

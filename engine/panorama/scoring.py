@@ -1,7 +1,7 @@
 """Panorama scoring: zones, sky zones and rivers of a panorama, goal metrics, the breakdown.
 
 A panorama of N tiles is a 7 x 3N cell grid. Instead of flood-filling cells, the tiles'
-pre-computed local components (:data:`engine.panorama.tiles.TILE_INFO`) are joined with a
+pre-computed local components (:data:`engine.panorama.data.TILE_INFO`) are joined with a
 small union-find wherever two touching edge cells of neighbouring tiles share a terrain
 code (the joins of every ordered pair of tiles are pre-computed in :data:`LINKS`).
 Results are cached per (tiles, start index), which makes repeated observations cheap.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from engine.panorama.tiles import (
+from engine.panorama.data import (
     CELLS,
     FOREST,
     GOAL_BEST_MIN,

@@ -28,34 +28,47 @@ spec Setup 5). Decisions: ``draw``, ``take_truck``, ``load``, ``place``, ``bonus
 ``bonus_discard LR2``, ``bonus_skip``, ``draw_tile S1N3``, ``remove_species S4``,
 ``start_player 0``. Forced decisions are still posed (D14).
 
-Observation (identical for every seat and the spectator: nothing is private)
----------------------------------------------------------------------------
-``current_player``, ``phase`` (setup/turn/draw/load/place/bonus/game_over), ``round``,
-``round_start_player``, ``last_round``, ``bag_count``, ``end_count``, ``removed_species``,
-``offspring_supply``, ``out_of_play`` (bonus discards and 2-player leftovers, in order),
-``drawn_tile`` ("" if none), ``bonus_pending``, ``trucks`` ([{id, capacity, tiles,
-taken_by}]), ``players`` ([{seat, active, truck, enclosures: [{id, species, tiles, paired}],
-barn, score: {breakdown}}]) and ``scores`` (current totals). The undrawn tiles (bag and end
-stack contents) never appear; only the two counts do.
+Options
+-------
+``start_player`` (int seat 0..N-1, default null: a ``start_player`` chance event) and
+``removed_species`` (list of distinct species ids, exactly 3/2/1/0 of them for 2/3/4/5
+players, default null: ``remove_species`` chance events). JSON null means the default.
+
+Observation (the same for every seat and the spectator but ``you``: nothing is private)
+--------------------------------------------------------------------------------------
+The header ``you`` (the viewing seat, null for the spectator), ``current_player``,
+``phase`` (setup/turn/draw/load/place/bonus/game_over) and ``scores`` (current totals,
+``state.scores()``); then ``round``, ``round_start_player``, ``last_round``,
+``bag_count``, ``end_count``, ``removed_species``, ``offspring_supply``, ``out_of_play``
+(bonus discards and 2-player leftovers, in order), ``drawn_tile`` ("" if none),
+``bonus_pending``, ``trucks`` ([{id, capacity, tiles, taken_by}]) and ``players`` ([{seat,
+active, truck, enclosures: [{id, species, tiles, paired}], barn, score: {breakdown}}]). The
+undrawn tiles (bag and end stack contents) never appear; only the two counts do.
 
 Decisions on open points (beyond the spec's D1-D15)
 ---------------------------------------------------
-- Options default to ``None`` (= the chance event happens); an explicit ``null`` means the same.
-- ``removed_species`` is kept sorted (whether given as an option or drawn by chance).
-- Before setup is complete ``round`` is 0, the counters are 0 and ``round_start_player`` -1.
-- The bonus count is kept incrementally: +1 whenever a truck placement (or the birth it
-  causes) brings an enclosure to 6 tiles, which equals the spec's "not full at take, full now".
-- A birth whose species has no offspring left in the supply pairs the tiles without a birth
-  (unreachable in play, D1; only possible in hand-built positions).
-- ``resample`` returns a clone: the engine holds no order and no bag/end-stack split of the
-  undrawn tiles (Setup 5), so there is nothing hidden left to re-draw.
-- ``from_observation`` (``rebuild``) likewise draws nothing: the undrawn tiles are the pool
-  minus every tile the observation shows. Only ``last_taker`` (unread until a later take
-  overwrites it) is not in the observation; ``rebuild`` picks a plausible seat.
+- Z1 Options default to ``None`` (= the chance event happens); an explicit ``null`` means
+  the same.
+- Z2 ``removed_species`` is kept sorted (whether given as an option or drawn by chance).
+- Z3 Before setup is complete ``round`` is 0, the counters are 0 and
+  ``round_start_player`` -1.
+- Z4 The bonus count is kept incrementally: +1 whenever a truck placement (or the birth it
+  causes) brings an enclosure to 6 tiles, which equals the spec's "not full at take, full
+  now".
+- Z5 A birth whose species has no offspring left in the supply pairs the tiles without a
+  birth (unreachable in play, D1; only possible in hand-built positions).
+- Z6 ``resample`` returns a clone: the engine holds no order and no bag/end-stack split of
+  the undrawn tiles (Setup 5), so there is nothing hidden left to re-draw.
+- Z7 ``from_observation`` (``rebuild``) likewise draws nothing: the undrawn tiles are the
+  pool minus every tile the observation shows. Only ``last_taker`` (unread until a later
+  take overwrites it) is not in the observation; ``rebuild`` picks a plausible seat.
+- Z8 ``scores()`` during play is each seat's total as if the game ended now (the spec's
+  scoring applied to the zoos as they stand); ``result().scores`` are ints.
 
-Package layout: ``components`` (ids, counts, ``score_zoo``), ``actions`` (action and
-outcome classes, interned instances), ``state`` (rules), ``view`` (observation, render),
-``rebuild`` (``from_observation``), ``game`` (options, step bound, variants, ``GAME``).
+Package layout: ``data`` (ids, counts, phases, ``score_zoo``), ``actions`` (action and
+outcome classes with their ``TEXT``, interned instances), ``state`` (rules and the
+observation), ``render`` (text view of an observation), ``rebuild`` (``from_observation``),
+``game`` (options, step bound, variants, viewer components).
 """
 
 from engine.zooloretto_mini.actions import (
@@ -70,9 +83,11 @@ from engine.zooloretto_mini.actions import (
     StartPlayer,
     TakeTruck,
 )
-from engine.zooloretto_mini.components import score_zoo
-from engine.zooloretto_mini.game import GAME, ZoolorettoMini
-from engine.zooloretto_mini.state import ZoolorettoState
+from engine.zooloretto_mini.data import score_zoo
+from engine.zooloretto_mini.game import ZoolorettoMiniGame
+from engine.zooloretto_mini.state import ZoolorettoMiniState
+
+GAME = ZoolorettoMiniGame()
 
 __all__ = [
     "GAME",
@@ -86,7 +101,7 @@ __all__ = [
     "RemoveSpecies",
     "StartPlayer",
     "TakeTruck",
-    "ZoolorettoMini",
-    "ZoolorettoState",
+    "ZoolorettoMiniGame",
+    "ZoolorettoMiniState",
     "score_zoo",
 ]

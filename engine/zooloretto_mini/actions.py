@@ -1,18 +1,15 @@
-"""Zooloretto Mini actions and chance outcomes (JSON as in the spec, short ``str``)."""
+"""Zooloretto Mini actions and chance outcomes (JSON as in the spec, short ``str``), and
+the interned instances the rules hand out (building frozen dataclasses is slow; the hot
+path only looks them up)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from functools import cache
+from typing import ClassVar, Literal, cast
 
 from engine.core import Action
-from engine.zooloretto_mini.components import (
-    ALL_TILES,
-    DESTINATIONS,
-    ENCLOSURE_IDS,
-    SPECIES,
-    TRUCK_IDS,
-)
+from engine.zooloretto_mini.data import ALL_TILES, DESTINATIONS, ENCLOSURE_IDS, SPECIES, TRUCK_IDS
 
 TruckId = Literal["T1", "T2", "T3", "T4", "T5"]
 EnclosureId = Literal["E1", "E2", "E3"]
@@ -22,110 +19,127 @@ SpeciesId = Literal["S1", "S2", "S3", "S4", "S5", "S6", "S7"]
 
 @dataclass(frozen=True, slots=True)
 class Draw(Action):
-    KIND: ClassVar[str] = "draw"
+    """Decision: draw a tile (a ``draw_tile`` chance node and a ``load`` follow)."""
 
-    def __str__(self) -> str:
-        return "draw"
+    KIND: ClassVar[str] = "draw"
+    TEXT: ClassVar[str] = "draw"
 
 
 @dataclass(frozen=True, slots=True)
 class TakeTruck(Action):
-    KIND: ClassVar[str] = "take_truck"
-    truck: TruckId
+    """Decision: take an available non-empty truck and leave the round."""
 
-    def __str__(self) -> str:
-        return f"take_truck {self.truck}"
+    KIND: ClassVar[str] = "take_truck"
+    TEXT: ClassVar[str] = "take_truck {truck}"
+    truck: TruckId
 
 
 @dataclass(frozen=True, slots=True)
 class Load(Action):
-    KIND: ClassVar[str] = "load"
-    truck: TruckId
+    """Decision: load the drawn tile onto an available truck with a free slot."""
 
-    def __str__(self) -> str:
-        return f"load {self.truck}"
+    KIND: ClassVar[str] = "load"
+    TEXT: ClassVar[str] = "load {truck}"
+    truck: TruckId
 
 
 @dataclass(frozen=True, slots=True)
 class Place(Action):
+    """Decision: place one tile of the taken truck into an enclosure or the barn."""
+
     KIND: ClassVar[str] = "place"
+    TEXT: ClassVar[str] = "place {tile}->{to}"
     tile: str
     to: Destination
-
-    def __str__(self) -> str:
-        return f"place {self.tile}->{self.to}"
 
 
 @dataclass(frozen=True, slots=True)
 class BonusTake(Action):
+    """Bonus decision: take a tile from another seat's barn into an own enclosure."""
+
     KIND: ClassVar[str] = "bonus_take"
+    TEXT: ClassVar[str] = "bonus_take {from}:{tile}->{to}"
     from_: int
     tile: str
     to: EnclosureId
 
-    def __str__(self) -> str:
-        return f"bonus_take {self.from_}:{self.tile}->{self.to}"
-
 
 @dataclass(frozen=True, slots=True)
 class BonusDiscard(Action):
-    KIND: ClassVar[str] = "bonus_discard"
-    tile: str
+    """Bonus decision: discard a tile from the own barn (it leaves the game)."""
 
-    def __str__(self) -> str:
-        return f"bonus_discard {self.tile}"
+    KIND: ClassVar[str] = "bonus_discard"
+    TEXT: ClassVar[str] = "bonus_discard {tile}"
+    tile: str
 
 
 @dataclass(frozen=True, slots=True)
 class BonusSkip(Action):
-    KIND: ClassVar[str] = "bonus_skip"
+    """Bonus decision: pass."""
 
-    def __str__(self) -> str:
-        return "bonus_skip"
+    KIND: ClassVar[str] = "bonus_skip"
+    TEXT: ClassVar[str] = "bonus_skip"
 
 
 @dataclass(frozen=True, slots=True)
 class RemoveSpecies(Action):
-    KIND: ClassVar[str] = "remove_species"
-    species: SpeciesId
+    """Chance (setup, unless the option is given): a species taken out of the game."""
 
-    def __str__(self) -> str:
-        return f"remove_species {self.species}"
+    KIND: ClassVar[str] = "remove_species"
+    TEXT: ClassVar[str] = "remove_species {species}"
+    species: SpeciesId
 
 
 @dataclass(frozen=True, slots=True)
 class StartPlayer(Action):
-    KIND: ClassVar[str] = "start_player"
-    seat: int
+    """Chance (setup, unless the option is given): the seat that starts round 1."""
 
-    def __str__(self) -> str:
-        return f"start_player {self.seat}"
+    KIND: ClassVar[str] = "start_player"
+    TEXT: ClassVar[str] = "start_player {seat}"
+    seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class DrawTile(Action):
+    """Chance: the tile drawn (uniform over every undrawn tile)."""
+
     KIND: ClassVar[str] = "draw_tile"
+    TEXT: ClassVar[str] = "draw_tile {tile}"
     tile: str
 
-    def __str__(self) -> str:
-        return f"draw_tile {self.tile}"
 
+ACTION_CLASSES: tuple[type[Action], ...] = (
+    Draw,
+    TakeTruck,
+    Load,
+    Place,
+    BonusTake,
+    BonusDiscard,
+    BonusSkip,
+    RemoveSpecies,
+    StartPlayer,
+    DrawTile,
+)
 
-# Interned action objects: building frozen dataclasses is slow, the hot path only looks up.
 DRAW_ACTION = Draw()
 SKIP_ACTION = BonusSkip()
-TAKE_ACTIONS = [TakeTruck(t) for t in TRUCK_IDS]  # type: ignore[arg-type]
-LOAD_ACTIONS = [Load(t) for t in TRUCK_IDS]  # type: ignore[arg-type]
-PLACE_ACTIONS = {t: [Place(t, d) for d in DESTINATIONS] for t in ALL_TILES}  # type: ignore[arg-type]
+TAKE_ACTIONS = [TakeTruck(cast(TruckId, t)) for t in TRUCK_IDS]
+LOAD_ACTIONS = [Load(cast(TruckId, t)) for t in TRUCK_IDS]
+PLACE_ACTIONS = {t: [Place(t, cast(Destination, d)) for d in DESTINATIONS] for t in ALL_TILES}
+"""Per tile, its ``place`` actions to E1, E2, E3 and the barn (in that order)."""
 DISCARD_ACTIONS = {t: BonusDiscard(t) for t in ALL_TILES}
 DRAW_TILE_OUTCOMES = {t: DrawTile(t) for t in ALL_TILES}
-REMOVE_OUTCOMES = {s: RemoveSpecies(s) for s in SPECIES}  # type: ignore[arg-type]
-_BONUS_TAKE_CACHE: dict[tuple[int, str, int], BonusTake] = {}
+REMOVE_OUTCOMES = {s: RemoveSpecies(cast(SpeciesId, s)) for s in SPECIES}
 
 
-def bonus_take_action(seat: int, tile: str, enc: int) -> BonusTake:
-    key = (seat, tile, enc)
-    action = _BONUS_TAKE_CACHE.get(key)
-    if action is None:
-        action = _BONUS_TAKE_CACHE[key] = BonusTake(seat, tile, ENCLOSURE_IDS[enc])  # type: ignore[arg-type]
-    return action
+@cache
+def bonus_take_action(seat: int, tile: str, enclosure: int) -> BonusTake:
+    """The interned ``bonus_take`` of ``tile`` from ``seat``'s barn into enclosure index
+    ``enclosure`` (0-2)."""
+    return BonusTake(seat, tile, cast(EnclosureId, ENCLOSURE_IDS[enclosure]))
+
+
+@cache
+def start_player_outcome(seat: int) -> StartPlayer:
+    """The interned ``start_player`` outcome of ``seat``."""
+    return StartPlayer(seat)

@@ -35,8 +35,9 @@ import random
 from collections.abc import Mapping, Sequence
 
 from engine.core import JSON
+from engine.fields import build
 from engine.observed import read_bool, read_int, read_list, read_obj, read_str
-from engine.zooloretto_mini.components import (
+from engine.zooloretto_mini.data import (
     BONUS,
     ENCLOSURE_IDS,
     ENCLOSURE_SIZE,
@@ -52,7 +53,7 @@ from engine.zooloretto_mini.components import (
     tile_pool,
     truck_capacities,
 )
-from engine.zooloretto_mini.state import ZoolorettoState
+from engine.zooloretto_mini.state import ZoolorettoMiniState
 
 _SEAT_PHASES: dict[str, int] = {"turn": TURN, "load": LOAD, "place": PLACE, "bonus": BONUS}
 
@@ -60,11 +61,11 @@ _SEAT_PHASES: dict[str, int] = {"turn": TURN, "load": LOAD, "place": PLACE, "bon
 _ANY, _NO_OFFSPRING, _OFFSPRING = 0, 1, 2
 
 
-def rebuild(
-    state: ZoolorettoState, seat: int, obs: Mapping[str, JSON], rng: random.Random
-) -> ZoolorettoState:
-    """Fill ``state`` (a fresh ``new_game`` with the same players and options) in place so
-    that it shows ``obs`` to ``seat``, and return it; ``rng`` is unused (nothing is hidden)."""
+def from_observation(
+    state: ZoolorettoMiniState, seat: int, obs: Mapping[str, JSON], rng: random.Random
+) -> ZoolorettoMiniState:
+    """The state that shows ``obs`` to ``seat``, with the game, players and options of
+    ``state`` (a fresh ``new_game``); ``rng`` is unused (nothing is hidden)."""
     n = state.num_players
     removed = _removed_species(state, obs)
 
@@ -126,36 +127,41 @@ def rebuild(
             f"{bag_count + end_count}"
         )
 
-    state.phase = phase
-    state.cur = cur
-    state.removed = removed
-    state.undrawn = undrawn
-    state.bag_count = bag_count
-    state.end_count = end_count
-    state.last_round = last_round
-    state.supply = supply
-    state.caps = caps
-    state.trucks = trucks
-    state.owner = owner
-    state.taken = taken
-    state.enc = enc
-    state.esp = esp
-    state.barns = barns
-    state.paired = paired
-    state.out = out
-    state.drawn = drawn
-    state.bonus = bonus
-    state.round = round_no
-    state.round_start = round_start
-    state.last_taker = _last_taker(phase, cur, taken, round_no, round_start)
-    state._legal = None
-    return state
+    rebuilt: ZoolorettoMiniState = build(
+        ZoolorettoMiniState,
+        state.game,
+        n,
+        state.options,
+        phase=phase,
+        current=cur,
+        removed_species=removed,
+        undrawn=undrawn,
+        bag_count=bag_count,
+        end_count=end_count,
+        last_round=last_round,
+        offspring_supply=supply,
+        capacities=caps,
+        trucks=trucks,
+        taken_by=owner,
+        taken_truck=taken,
+        enclosures=enc,
+        enclosure_species=esp,
+        barns=barns,
+        paired=paired,
+        out_of_play=out,
+        drawn_tile=drawn,
+        bonus_pending=bonus,
+        round=round_no,
+        round_start_player=round_start,
+        last_taker=_last_taker(phase, cur, taken, round_no, round_start),
+    )
+    return rebuilt
 
 
 # -- the parts of the observation ---------------------------------------------------------
 
 
-def _removed_species(state: ZoolorettoState, obs: Mapping[str, JSON]) -> list[str]:
+def _removed_species(state: ZoolorettoMiniState, obs: Mapping[str, JSON]) -> list[str]:
     removed = read_list(obs["removed_species"], "removed_species")
     k = removed_count(state.num_players)
     if len(removed) != k or len(set(removed)) != k or not set(removed) <= set(SPECIES):

@@ -1,10 +1,12 @@
-"""Zooloretto Mini rules: the state, its decisions, chance nodes and transitions."""
+"""Zooloretto Mini rules: the state, its decisions, chance nodes, transitions and views."""
 
 from __future__ import annotations
 
 import random
+from typing import Annotated
 
 from engine.core import CHANCE, JSON, TERMINAL, Action, Result, State, competition_ranks
+from engine.fields import Digest
 from engine.zooloretto_mini.actions import (
     DISCARD_ACTIONS,
     DRAW_ACTION,
@@ -25,15 +27,18 @@ from engine.zooloretto_mini.actions import (
     StartPlayer,
     TakeTruck,
     bonus_take_action,
+    start_player_outcome,
 )
-from engine.zooloretto_mini.components import (
+from engine.zooloretto_mini.data import (
     BONUS,
     DESTINATIONS,
     DRAW,
+    ENCLOSURE_IDS,
     ENCLOSURE_SIZE,
     END_STACK,
     LOAD,
     OVER,
+    PHASE_NAMES,
     PLACE,
     SETUP_REMOVE,
     SETUP_START,
@@ -46,84 +51,97 @@ from engine.zooloretto_mini.components import (
     tile_pool,
     truck_capacities,
 )
-from engine.zooloretto_mini.view import observation, render
+from engine.zooloretto_mini.render import render
 
 _TRUCK_INDEX = {t: i for i, t in enumerate(TRUCK_IDS)}
 _DEST_INDEX = {d: i for i, d in enumerate(DESTINATIONS)}
 
 
-class ZoolorettoState(State):
-    """A Zooloretto Mini position. Zoos are flat lists: enclosure k of seat p is ``enc[3p+k]``.
-
-    Fields: ``phase``; ``cur`` (seat to decide); ``removed`` (sorted species ids);
-    ``undrawn`` (sorted tile ids not drawn yet: bag and end stack together), ``bag_count``,
-    ``end_count``, ``last_round``; ``supply`` (sorted offspring ids); ``caps``, ``trucks``
-    (tile lists in slot order), ``owner`` (seat that took each truck, -1 if available),
-    ``taken`` (truck index per seat, -1 while active); ``enc``, ``esp`` (species of each
-    enclosure, "" while it holds no animal), ``barns``, ``paired`` (ids of paired marked
-    tiles); ``out`` (tiles out of play); ``drawn`` (tile waiting to be loaded, "" if none);
-    ``bonus`` (bonus decisions still due); ``round``, ``round_start``, ``last_taker``.
-    """
+class ZoolorettoMiniState(State):
+    """A Zooloretto Mini position. Zoos are flat lists: enclosure k (0-2) of seat p is
+    ``enclosures[3 * p + k]``. The digest keeps the version-1 keys (``Digest(key=...)``)."""
 
     phase: int
-    cur: int
-    removed: list[str]
+    """The step due next: an index into PHASE_NAMES (SETUP_REMOVE ... OVER)."""
+    current: Annotated[int, Digest(key="cur")]
+    """The seat to decide (-1 during setup and at the end; see ``current_player``)."""
+    removed_species: Annotated[list[str], Digest(key="removed")]
+    """The species taken out at setup, sorted."""
     undrawn: list[str]
+    """The tiles not drawn yet, sorted: bag and end stack together (no order is modelled)."""
     bag_count: int
+    """Tiles left in the bag."""
     end_count: int
+    """Tiles left in the end stack."""
     last_round: bool
-    supply: list[str]
-    caps: tuple[int, ...]
+    """True once the first end-stack tile was drawn: the current round is the last."""
+    offspring_supply: Annotated[list[str], Digest(key="supply")]
+    """The offspring tiles still in the supply, sorted."""
+    capacities: Annotated[tuple[int, ...], Digest(skip=True)]
+    """Slots per truck (derived from the player count)."""
     trucks: list[list[str]]
-    owner: list[int]
-    taken: list[int]
-    enc: list[list[str]]
-    esp: list[str]
+    """Each truck's tiles in slot order."""
+    taken_by: Annotated[list[int], Digest(key="owner")]
+    """Per truck, the seat that took it this round, or -1 while it is available."""
+    taken_truck: Annotated[list[int], Digest(key="taken")]
+    """Per seat, the index of the truck it took this round, or -1 while it is active."""
+    enclosures: Annotated[list[list[str]], Digest(key="enc")]
+    """Every seat's three enclosures (flat, see the class docstring), tiles in arrival order."""
+    enclosure_species: Annotated[list[str], Digest(skip=True)]
+    """The species of each enclosure, "" while it holds no animal (derived from the tiles)."""
     barns: list[list[str]]
+    """Each seat's barn, tiles in arrival order."""
     paired: set[str]
-    out: list[str]
-    drawn: str
-    bonus: int
+    """The marked (male/female) tiles that are paired."""
+    out_of_play: Annotated[list[str], Digest(key="out")]
+    """Tiles out of the game, in order: bonus discards and 2-player leftovers."""
+    drawn_tile: Annotated[str, Digest(key="drawn")]
+    """The tile waiting to be loaded, "" if none."""
+    bonus_pending: Annotated[int, Digest(key="bonus")]
+    """Bonus decisions still due this turn."""
     round: int
-    round_start: int
+    """The round number (0 during setup)."""
+    round_start_player: Annotated[int, Digest(key="round_start")]
+    """The seat that started the round (-1 during setup)."""
     last_taker: int
+    """The seat that took the most recent truck (starts the next round), -1 before any."""
 
     # -- setup ----------------------------------------------------------------
 
     def _setup(self) -> None:
         n = self.num_players
         self.phase = SETUP_REMOVE
-        self.cur = -1
-        self.removed = []
+        self.current = -1
+        self.removed_species = []
         self.undrawn = []
         self.bag_count = self.end_count = 0
         self.last_round = False
-        self.supply = []
-        self.caps = truck_capacities(n)
-        self.trucks = [[] for _ in self.caps]
-        self.owner = [-1] * len(self.caps)
-        self.taken = [-1] * n
-        self.enc = [[] for _ in range(3 * n)]
-        self.esp = [""] * (3 * n)
+        self.offspring_supply = []
+        self.capacities = truck_capacities(n)
+        self.trucks = [[] for _ in self.capacities]
+        self.taken_by = [-1] * len(self.capacities)
+        self.taken_truck = [-1] * n
+        self.enclosures = [[] for _ in range(3 * n)]
+        self.enclosure_species = [""] * (3 * n)
         self.barns = [[] for _ in range(n)]
         self.paired = set()
-        self.out = []
-        self.drawn = ""
-        self.bonus = 0
+        self.out_of_play = []
+        self.drawn_tile = ""
+        self.bonus_pending = 0
         self.round = 0
-        self.round_start = -1
+        self.round_start_player = -1
         self.last_taker = -1
         given = self.options.get("removed_species")
         if given is not None:
-            self.removed = sorted(given)
+            self.removed_species = sorted(given)
         self._advance_setup()
 
     def _advance_setup(self) -> None:
-        if len(self.removed) < removed_count(self.num_players):
+        if len(self.removed_species) < removed_count(self.num_players):
             self.phase = SETUP_REMOVE
             return
-        self.undrawn = tile_pool(self.removed)
-        self.supply = offspring_pool(self.removed)
+        self.undrawn = tile_pool(self.removed_species)
+        self.offspring_supply = offspring_pool(self.removed_species)
         self.bag_count = len(self.undrawn) - END_STACK
         self.end_count = END_STACK
         start = self.options.get("start_player")
@@ -134,7 +152,7 @@ class ZoolorettoState(State):
 
     def _start_round(self, seat: int) -> None:
         self.round += 1
-        self.round_start = self.cur = seat
+        self.round_start_player = self.current = seat
         self.phase = TURN
 
     # -- contract hooks ---------------------------------------------------------
@@ -146,7 +164,7 @@ class ZoolorettoState(State):
             return CHANCE
         if phase == OVER:
             return TERMINAL
-        return self.cur
+        return self.current
 
     def _chance_outcomes(self) -> list[tuple[Action, float]]:
         phase = self.phase
@@ -154,33 +172,33 @@ class ZoolorettoState(State):
             p = 1.0 / len(self.undrawn)
             return [(DRAW_TILE_OUTCOMES[t], p) for t in self.undrawn]
         if phase == SETUP_REMOVE:
-            left = [s for s in SPECIES if s not in self.removed]
+            left = [s for s in SPECIES if s not in self.removed_species]
             q = 1.0 / len(left)
             return [(REMOVE_OUTCOMES[s], q) for s in left]
         q = 1.0 / self.num_players
-        return [(StartPlayer(s), q) for s in range(self.num_players)]
+        return [(start_player_outcome(s), q) for s in range(self.num_players)]
 
     def _can_draw(self) -> bool:
         if self.bag_count + self.end_count <= 0:
             return False
-        caps, trucks, owner = self.caps, self.trucks, self.owner
-        return any(owner[k] < 0 and len(trucks[k]) < caps[k] for k in range(len(caps)))
+        caps, trucks, taken_by = self.capacities, self.trucks, self.taken_by
+        return any(taken_by[k] < 0 and len(trucks[k]) < caps[k] for k in range(len(caps)))
 
-    def _fits(self, seat: int, enc: int, tile: str) -> bool:
-        i = 3 * seat + enc
-        if len(self.enc[i]) >= ENCLOSURE_SIZE:
+    def _fits(self, seat: int, enclosure: int, tile: str) -> bool:
+        i = 3 * seat + enclosure
+        if len(self.enclosures[i]) >= ENCLOSURE_SIZE:
             return False
         if tile[0] == "L":
             return True
-        sp = self.esp[i]
+        sp = self.enclosure_species[i]
         return sp == "" or sp == tile[:2]
 
     def _legal_actions(self) -> list[Action]:
         phase = self.phase
-        p = self.cur
+        p = self.current
         out: list[Action] = []
         if phase == PLACE:
-            for t in self.trucks[self.taken[p]]:
+            for t in self.trucks[self.taken_truck[p]]:
                 acts = PLACE_ACTIONS[t]
                 for e in (0, 1, 2):
                     if self._fits(p, e, t):
@@ -190,12 +208,12 @@ class ZoolorettoState(State):
             if self._can_draw():
                 out.append(DRAW_ACTION)
             for k, tiles in enumerate(self.trucks):
-                if tiles and self.owner[k] < 0:
+                if tiles and self.taken_by[k] < 0:
                     out.append(TAKE_ACTIONS[k])
         elif phase == LOAD:
-            caps, trucks, owner = self.caps, self.trucks, self.owner
+            caps, trucks, taken_by = self.capacities, self.trucks, self.taken_by
             for k, cap in enumerate(caps):
-                if owner[k] < 0 and len(trucks[k]) < cap:
+                if taken_by[k] < 0 and len(trucks[k]) < cap:
                     out.append(LOAD_ACTIONS[k])
         elif phase == BONUS:
             for q in range(self.num_players):
@@ -210,62 +228,58 @@ class ZoolorettoState(State):
         return out
 
     def _apply(self, action: Action) -> None:
-        kind = type(action)
-        if kind is Place:
-            self._place(action)  # type: ignore[arg-type]
-        elif kind is DrawTile:
-            tile = action.tile  # type: ignore[attr-defined]
-            self.undrawn.remove(tile)
-            if self.bag_count > 0:
-                self.bag_count -= 1
-            else:
-                self.end_count -= 1
-                self.last_round = True
-            self.drawn = tile
-            self.phase = LOAD
-        elif kind is Draw:
-            self.phase = DRAW
-        elif kind is Load:
-            self.trucks[_TRUCK_INDEX[action.truck]].append(self.drawn)  # type: ignore[attr-defined]
-            self.drawn = ""
-            self._end_turn()
-        elif kind is TakeTruck:
-            k = _TRUCK_INDEX[action.truck]  # type: ignore[attr-defined]
-            p = self.cur
-            self.owner[k] = p
-            self.taken[p] = k
-            self.last_taker = p
-            self.bonus = 0
-            self.phase = PLACE
-        elif kind is BonusTake:
-            a: BonusTake = action  # type: ignore[assignment]
-            self.barns[a.from_].remove(a.tile)
-            self._enter(self.cur, _DEST_INDEX[a.to], a.tile, False)
-            self._bonus_done()
-        elif kind is BonusDiscard:
-            tile = action.tile  # type: ignore[attr-defined]
-            self.barns[self.cur].remove(tile)
-            self.out.append(tile)
-            self._bonus_done()
-        elif kind is BonusSkip:
-            self._bonus_done()
-        elif kind is RemoveSpecies:
-            self.removed = sorted([*self.removed, action.species])  # type: ignore[attr-defined]
-            self._advance_setup()
-        elif kind is StartPlayer:
-            self._start_round(action.seat)  # type: ignore[attr-defined]
+        match action:
+            case Place(tile=tile, to=to):
+                self._place(tile, _DEST_INDEX[to])
+            case DrawTile(tile=tile):
+                self.undrawn.remove(tile)
+                if self.bag_count > 0:
+                    self.bag_count -= 1
+                else:
+                    self.end_count -= 1
+                    self.last_round = True
+                self.drawn_tile = tile
+                self.phase = LOAD
+            case Draw():
+                self.phase = DRAW
+            case Load(truck=truck):
+                self.trucks[_TRUCK_INDEX[truck]].append(self.drawn_tile)
+                self.drawn_tile = ""
+                self._end_turn()
+            case TakeTruck(truck=truck):
+                k = _TRUCK_INDEX[truck]
+                p = self.current
+                self.taken_by[k] = p
+                self.taken_truck[p] = k
+                self.last_taker = p
+                self.bonus_pending = 0
+                self.phase = PLACE
+            case BonusTake(from_=seat, tile=tile, to=to):
+                self.barns[seat].remove(tile)
+                self._enter(self.current, _DEST_INDEX[to], tile, False)
+                self._bonus_done()
+            case BonusDiscard(tile=tile):
+                self.barns[self.current].remove(tile)
+                self.out_of_play.append(tile)
+                self._bonus_done()
+            case BonusSkip():
+                self._bonus_done()
+            case RemoveSpecies(species=species):
+                self.removed_species = sorted([*self.removed_species, species])
+                self._advance_setup()
+            case StartPlayer(seat=seat):
+                self._start_round(seat)
 
-    def _place(self, action: Place) -> None:
-        p = self.cur
-        truck = self.trucks[self.taken[p]]
-        truck.remove(action.tile)
-        dest = _DEST_INDEX[action.to]
+    def _place(self, tile: str, dest: int) -> None:
+        p = self.current
+        truck = self.trucks[self.taken_truck[p]]
+        truck.remove(tile)
         if dest == 3:
-            self.barns[p].append(action.tile)
+            self.barns[p].append(tile)
         else:
-            self._enter(p, dest, action.tile, True)
+            self._enter(p, dest, tile, True)
         if not truck:
-            if self.bonus > 0:
+            if self.bonus_pending > 0:
                 self.phase = BONUS
             else:
                 self._end_turn()
@@ -273,10 +287,10 @@ class ZoolorettoState(State):
     def _enter(self, p: int, e: int, tile: str, from_truck: bool) -> None:
         """``tile`` enters enclosure ``e`` of seat ``p``; offspring resolution; bonus count."""
         i = 3 * p + e
-        enc = self.enc[i]
+        enc = self.enclosures[i]
         enc.append(tile)
-        if tile[0] == "S" and not self.esp[i]:
-            self.esp[i] = tile[:2]
+        if tile[0] == "S" and not self.enclosure_species[i]:
+            self.enclosure_species[i] = tile[:2]
         sex = tile[2]
         if sex == "M" or sex == "F":
             opposite = "F" if sex == "M" else "M"
@@ -286,80 +300,59 @@ class ZoolorettoState(State):
                 paired.add(tile)
                 paired.add(min(mates))
                 sp = tile[:2]
-                for baby in self.supply:
+                supply = self.offspring_supply
+                for baby in supply:
                     if baby[:2] == sp:
-                        self.supply.remove(baby)
+                        supply.remove(baby)
                         if len(enc) < ENCLOSURE_SIZE:
                             enc.append(baby)
                         else:
                             self.barns[p].append(baby)
                         break
         if from_truck and len(enc) == ENCLOSURE_SIZE:
-            self.bonus += 1
+            self.bonus_pending += 1
 
     def _bonus_done(self) -> None:
-        self.bonus -= 1
-        if self.bonus <= 0:
-            self.bonus = 0
+        self.bonus_pending -= 1
+        if self.bonus_pending <= 0:
+            self.bonus_pending = 0
             self._end_turn()
 
     def _end_turn(self) -> None:
         n = self.num_players
-        p = self.cur
-        taken = self.taken
+        p = self.current
+        taken = self.taken_truck
         for i in range(1, n + 1):
             q = (p + i) % n
             if taken[q] < 0:
-                self.cur = q
+                self.current = q
                 self.phase = TURN
                 return
         # Round end: every player has taken a truck.
         for k, tiles in enumerate(self.trucks):
-            if self.owner[k] < 0:
-                self.out.extend(tiles)  # 2 players: the untaken truck's tiles leave (D7)
+            if self.taken_by[k] < 0:
+                self.out_of_play.extend(tiles)  # 2 players: the untaken truck's tiles leave (D7)
             self.trucks[k] = []
-            self.owner[k] = -1
-        self.taken = [-1] * n
+            self.taken_by[k] = -1
+        self.taken_truck = [-1] * n
         if self.last_round:
             self.phase = OVER
-            self.cur = -1
+            self.current = -1
         else:
             self._start_round(self.last_taker)
-
-    def _copy_into(self, other: State) -> None:
-        assert isinstance(other, ZoolorettoState)
-        other.phase = self.phase
-        other.cur = self.cur
-        other.removed = self.removed[:]
-        other.undrawn = self.undrawn[:]
-        other.bag_count = self.bag_count
-        other.end_count = self.end_count
-        other.last_round = self.last_round
-        other.supply = self.supply[:]
-        other.caps = self.caps
-        other.trucks = [t[:] for t in self.trucks]
-        other.owner = self.owner[:]
-        other.taken = self.taken[:]
-        other.enc = [e[:] for e in self.enc]
-        other.esp = self.esp[:]
-        other.barns = [b[:] for b in self.barns]
-        other.paired = set(self.paired)
-        other.out = self.out[:]
-        other.drawn = self.drawn
-        other.bonus = self.bonus
-        other.round = self.round
-        other.round_start = self.round_start
-        other.last_taker = self.last_taker
 
     # -- scoring ------------------------------------------------------------------
 
     def zoo(self, seat: int) -> tuple[list[list[str]], list[str]]:
         """The enclosures (E1, E2, E3) and the barn of ``seat`` (copies)."""
-        return [e[:] for e in self.enc[3 * seat : 3 * seat + 3]], self.barns[seat][:]
+        return [e[:] for e in self.enclosures[3 * seat : 3 * seat + 3]], self.barns[seat][:]
 
     def score(self, seat: int) -> dict[str, int]:
         """The current score breakdown of ``seat`` (the final one once the game is over)."""
-        return score_zoo(self.enc[3 * seat : 3 * seat + 3], self.barns[seat])
+        return score_zoo(self.enclosures[3 * seat : 3 * seat + 3], self.barns[seat])
+
+    def _scores(self) -> list[float]:
+        return [self.score(s)["total"] for s in range(self.num_players)]
 
     def _result(self) -> Result:
         breakdown = [self.score(s) for s in range(self.num_players)]
@@ -373,34 +366,66 @@ class ZoolorettoState(State):
     # -- views ----------------------------------------------------------------------
 
     def _observation(self, seat: int | None) -> dict[str, JSON]:
-        return observation(self)
-
-    def render(self, seat: int | None = None) -> str:
-        return render(self)
-
-    def _full_state(self) -> JSON:
+        """Everything is public: every seat and the spectator see the same (but ``you``);
+        the undrawn tiles are the only unknown and never appear, only their two counts."""
+        n = self.num_players
+        players: list[JSON] = []
+        scores: list[JSON] = []
+        for s in range(n):
+            encs: list[JSON] = []
+            for e in range(3):
+                tiles = self.enclosures[3 * s + e]
+                encs.append(
+                    {
+                        "id": ENCLOSURE_IDS[e],
+                        "species": self.enclosure_species[3 * s + e],
+                        "tiles": list(tiles),
+                        "paired": [t for t in tiles if t in self.paired],
+                    }
+                )
+            score = self.score(s)
+            scores.append(score["total"])
+            k = self.taken_truck[s]
+            players.append(
+                {
+                    "seat": s,
+                    "active": k < 0,
+                    "truck": TRUCK_IDS[k] if k >= 0 else "",
+                    "enclosures": encs,
+                    "barn": list(self.barns[s]),
+                    "score": score,
+                }
+            )
         return {
-            "phase": self.phase,
-            "cur": self.cur,
-            "removed": list(self.removed),
-            "undrawn": list(self.undrawn),
+            "you": seat,
+            "current_player": self.current_player,
+            "phase": PHASE_NAMES[self.phase],
+            "round": self.round,
+            "round_start_player": self.round_start_player,
+            "last_round": self.last_round,
             "bag_count": self.bag_count,
             "end_count": self.end_count,
-            "last_round": self.last_round,
-            "supply": list(self.supply),
-            "trucks": [list(t) for t in self.trucks],
-            "owner": list(self.owner),
-            "taken": list(self.taken),
-            "enc": [list(e) for e in self.enc],
-            "barns": [list(b) for b in self.barns],
-            "paired": sorted(self.paired),
-            "out": list(self.out),
-            "drawn": self.drawn,
-            "bonus": self.bonus,
-            "round": self.round,
-            "round_start": self.round_start,
-            "last_taker": self.last_taker,
+            "removed_species": list(self.removed_species),
+            "offspring_supply": list(self.offspring_supply),
+            "out_of_play": list(self.out_of_play),
+            "drawn_tile": self.drawn_tile,
+            "bonus_pending": self.bonus_pending,
+            "trucks": [
+                {
+                    "id": TRUCK_IDS[k],
+                    "capacity": cap,
+                    "tiles": list(self.trucks[k]),
+                    "taken_by": self.taken_by[k],
+                }
+                for k, cap in enumerate(self.capacities)
+            ],
+            "players": players,
+            "scores": scores,
         }
+
+    def render(self, seat: int | None = None) -> str:
+        ranks = self._result().ranks if self.phase == OVER else None
+        return render(self._observation(seat), ranks)
 
     def _resample(self, seat: int, rng: random.Random) -> State:
         """A clone: the engine keeps only the SET of undrawn tiles and two counters (spec
@@ -410,30 +435,34 @@ class ZoolorettoState(State):
         return self.clone()
 
     def _illegal_reason(self, action: Action) -> str:
-        p = self.cur
-        if self.phase == PLACE and isinstance(action, Place):
-            if action.tile not in self.trucks[self.taken[p]]:
-                return f"{action.tile} is not on seat {p}'s truck"
-            if action.to != "barn":
-                e = _DEST_INDEX[action.to]
-                if len(self.enc[3 * p + e]) >= ENCLOSURE_SIZE:
-                    return f"{action}: {action.to} is full"
-                return f"{action}: {action.to} already holds species {self.esp[3 * p + e]}"
-        if self.phase == BONUS and isinstance(action, BonusTake):
-            q = action.from_
-            if q == p or not (0 <= q < self.num_players):
-                return f"{action}: 'from' must be another seat (0..{self.num_players - 1}, not {p})"
-            if action.tile not in self.barns[q]:
-                return f"{action}: {action.tile} is not in seat {q}'s barn"
-            return f"{action}: {action.tile} does not fit into {action.to}"
-        if self.phase == TURN and isinstance(action, TakeTruck):
-            k = _TRUCK_INDEX[action.truck]
-            if k >= len(self.caps):
-                return f"{action}: there is no {action.truck} with {self.num_players} players"
-            if self.owner[k] >= 0:
-                return f"{action}: {action.truck} was already taken by seat {self.owner[k]}"
-            if not self.trucks[k]:
-                return f"{action}: {action.truck} is empty"
-        if self.phase == TURN and isinstance(action, Draw):
-            return "draw is not legal now: no available truck has a free slot (or no tile left)"
+        p = self.current
+        phase = self.phase
+        match action:
+            case Place(tile=tile, to=to) if phase == PLACE:
+                if tile not in self.trucks[self.taken_truck[p]]:
+                    return f"{tile} is not on seat {p}'s truck"
+                if to != "barn":
+                    i = 3 * p + _DEST_INDEX[to]
+                    if len(self.enclosures[i]) >= ENCLOSURE_SIZE:
+                        return f"{action}: {to} is full"
+                    return f"{action}: {to} already holds species {self.enclosure_species[i]}"
+            case BonusTake(from_=q, tile=tile, to=to) if phase == BONUS:
+                if q == p or not (0 <= q < self.num_players):
+                    return (
+                        f"{action}: 'from' must be another seat "
+                        f"(0..{self.num_players - 1}, not {p})"
+                    )
+                if tile not in self.barns[q]:
+                    return f"{action}: {tile} is not in seat {q}'s barn"
+                return f"{action}: {tile} does not fit into {to}"
+            case TakeTruck(truck=truck) if phase == TURN:
+                k = _TRUCK_INDEX[truck]
+                if k >= len(self.capacities):
+                    return f"{action}: there is no {truck} with {self.num_players} players"
+                if self.taken_by[k] >= 0:
+                    return f"{action}: {truck} was already taken by seat {self.taken_by[k]}"
+                if not self.trucks[k]:
+                    return f"{action}: {truck} is empty"
+            case Draw() if phase == TURN:
+                return "draw is not legal now: no available truck has a free slot (or no tile left)"
         return super()._illegal_reason(action)

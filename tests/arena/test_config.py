@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from arena.config import ConfigError, load_config
+from arena.tournament.config import ConfigError, load_config
 from tests.arena.helpers import pick_game
 
 GAME = pick_game()
@@ -104,7 +104,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_code_2(
     assert proc.exit_code == 2
     assert proc.stderr.strip() == (
         f"error: {path}: colour (line 3): unknown key; known keys: "
-        + ", ".join(__import__("arena.config").config.FIELDS)
+        + ", ".join(__import__("arena.tournament.config").tournament.config.FIELDS)
     )
     assert "Traceback" not in proc.stderr
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.journal import Journal, JournalLocked, read_journal
+from arena.tournament.journal import Journal, JournalLocked, read_journal
 
 
 def line(gid: str, **extra: object) -> tuple[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from arena.ratings import Elo, GameSummary, bradley_terry, elo_trajectory, leaderboard
+from arena.tournament.ratings import Elo, GameSummary, bradley_terry, elo_trajectory, leaderboard
 
 
 def games(n: int, p_strong: float, seed: int = 0) -> list[GameSummary]:

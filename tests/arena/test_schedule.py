@@ -6,7 +6,7 @@ import itertools
 import math
 import tracemalloc
 
-from arena.schedule import Schedule
+from arena.tournament.schedule import Schedule
 
 ROSTER = [(f"b{i}", "random") for i in range(6)]
 

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from arena.cli_tournament import load_records
-from arena.config import TournamentConfig, load_config
-from arena.journal import read_journal
-from arena.records import verify_record
-from arena.schedule import Schedule
-from arena.tournament import run_tournament
+from arena.match.records import verify_record
+from arena.replay.sources import run_source
+from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.journal import read_journal
+from arena.tournament.run import run_tournament
+from arena.tournament.schedule import Schedule
 from tests.arena.helpers import pick_game
 
 GAME = pick_game()
@@ -69,8 +69,7 @@ def journal_ids(out: Path) -> list[str]:
 
 
 def run_records(uri: str, run_id: str) -> list[dict[str, Any]]:
-    records, _ = load_records(run_id, uri)
-    return records
+    return run_source(run_id, uri).records
 
 
 def results_by_game(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -276,11 +275,11 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, free_port: int
 ) -> None:
-    import arena.tracking
-    from arena.tournament import sync_out_dir
+    import arena.tournament.tracking
+    from arena.tournament.run import sync_out_dir
 
-    monkeypatch.setattr(arena.tracking, "PART_SIZE", 8)
-    monkeypatch.setattr(arena.tracking, "TICK_SECONDS", 0.0)
+    monkeypatch.setattr(arena.tournament.tracking, "PART_SIZE", 8)
+    monkeypatch.setattr(arena.tournament.tracking, "TICK_SECONDS", 0.0)
     port = free_port  # outside the ephemeral range: still free when the server comes back
     uri = f"http://127.0.0.1:{port}"
     server = _start_mlflow(tmp_path, port)
@@ -330,9 +329,9 @@ def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
 def test_a_game_that_kills_its_worker_every_time_costs_only_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import arena.ray_runner
+    import arena.tournament.ray_runner
 
-    monkeypatch.setattr(arena.ray_runner, "TASK_MAX_RETRIES", 1)
+    monkeypatch.setattr(arena.tournament.ray_runner, "TASK_MAX_RETRIES", 1)
     killer = "py:tests.arena.helpers:KillerBot"
     cfg = config(tmp_path, ["random", FIRST, killer], rounds=1, batch_size=3, tracking=False)
     result = run_tournament(cfg, quiet=True)
@@ -345,7 +344,7 @@ def test_a_game_that_kills_its_worker_every_time_costs_only_itself(
 
 @pytest.mark.slow
 def test_arena_bench_runs_and_reports_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
-    from arena.bench_arena import run_arena_bench
+    from arena.bench.arena import run_arena_bench
 
     out = run_arena_bench(GAME, 40, as_json=True)
     printed = json.loads(capsys.readouterr().out)

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from arena.botcheck import CHECKS, CheckConfig, Report, check_bot
+from arena.botcheck.model import CHECKS, CheckConfig, Report
+from arena.botcheck.runs import check_bot
 from engine import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cmdbots import open_bots
-from arena.match import MatchConfig, MatchSpec
+from arena.match.cmdbots import open_bots
+from arena.match.runner import MatchConfig, MatchSpec
 from engine import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]

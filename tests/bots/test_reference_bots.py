@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from arena.match import MatchSpec, play_match
+from arena.match.runner import MatchSpec, play_match
+from arena.match.specs import make_bot
 from bots.base import Turn
 from bots.heuristics import heuristic_for
 from bots.ismcts import IsmctsBot
-from bots.registry import make_bot
 from engine import CHANCE, GAMES, State
 from engine.core import sample_outcome
 

@@ -12,11 +12,11 @@ import sys
 
 import pytest
 
-from arena.cmdbots import open_bots
-from arena.match import MatchConfig, MatchSpec
+from arena.match.cmdbots import open_bots
+from arena.match.runner import MatchConfig, MatchSpec
+from arena.match.specs import make_bot
 from bots import sdk
 from bots.ismcts_client import WireSearchBot
-from bots.registry import make_bot
 from engine import GAMES
 
 # every game at 2 players, plus solo games and full tables (other observation shapes)
@@ -62,8 +62,8 @@ def test_an_observation_the_engine_rejects_falls_back_to_a_random_move(
 
 @pytest.mark.server
 def test_strength_plays_a_command_bot_through_the_wire() -> None:
-    """``bots.strength`` seats a ``cmd:`` spec as a gRPC bot; results come back in bot order."""
-    from bots.strength import play_one
+    """The strength bench seats a ``cmd:`` spec as a gRPC bot; results come back in bot order."""
+    from arena.bench.strength import play_one
 
     cmd = f"cmd:{sys.executable} -m bots.ismcts_client --iterations 5 --seed 2"
     scores, ranks, ms = play_one("dziobaki", [cmd, "random"], seed=5, rotation=1)

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.core import CHANCE, JSON
-from engine.manatee_sanctuary import GAME
+from engine.core import CHANCE, JSON, TERMINAL
+from engine.manatee_sanctuary import GAME, steps
 from engine.manatee_sanctuary.data import CARD_INDEX, CAT
 from engine.manatee_sanctuary.play import card_habitat, next_turn
-from engine.manatee_sanctuary.state import PH_END, ManateeState
+from engine.manatee_sanctuary.state import ManateeSanctuaryState
 
 BASE = ["S03@(0,1)r180", "S07@(1,0)r270", "S16@(1,1)r270"]
 BIG = [*BASE, "S51@(0,-1)r0", "S84@(2,0)r270"]
@@ -32,24 +32,24 @@ def parse_placement(text: str) -> tuple[str, int, int, int]:
     return card, int(x), int(y), int(rot)
 
 
-def act(state: ManateeState, data: Mapping[str, JSON]) -> None:
+def act(state: ManateeSanctuaryState, data: Mapping[str, JSON]) -> None:
     state.apply(GAME.action_from_json(dict(data)))
 
 
-def draws(state: ManateeState, colours: Iterable[str]) -> None:
+def draws(state: ManateeSanctuaryState, colours: Iterable[str]) -> None:
     for c in colours:
         assert state.current_player == CHANCE, state.render()
         act(state, {"kind": "bag_draw", "colour": c})
 
 
-def deal_round(state: ManateeState, hands: Sequence[Sequence[str]]) -> None:
+def deal_round(state: ManateeSanctuaryState, hands: Sequence[Sequence[str]]) -> None:
     """Apply the 5 x N ``deal`` chance outcomes (seat 0's five first)."""
     for seat, cards in enumerate(hands):
         for c in cards:
             act(state, {"kind": "deal", "seat": seat, "card": c})
 
 
-def legal_json(state: ManateeState) -> list[dict[str, JSON]]:
+def legal_json(state: ManateeSanctuaryState) -> list[dict[str, JSON]]:
     return [a.to_json() for a in state.legal_actions()]
 
 
@@ -65,7 +65,7 @@ def build_state(
     bag: Sequence[int] | None = None,
     score: Sequence[int] = (),
     bonuses: Sequence[str] = (),
-) -> ManateeState:
+) -> ManateeSanctuaryState:
     """A state in phase 2 of round ``rnd`` built directly (not reachable quickly by play).
 
     Seat i gets hand ``hands[i]`` (removed from the deck), sanctuary ``sanctuaries[i]``
@@ -79,19 +79,19 @@ def build_state(
     """
     opts = dict(options or {})
     state: Any = GAME.new_game(num_players, opts)
-    s: ManateeState = state
+    s: ManateeSanctuaryState = state
     s.round = rnd
     for r, b in enumerate(bonuses):
-        s.bonus[r] = ["RB1", "RB2", "RB3", "RB4", "RB5", "RB6", "RB7", "RB8"].index(b)
+        s.round_bonus[r] = ["RB1", "RB2", "RB3", "RB4", "RB5", "RB6", "RB7", "RB8"].index(b)
     for seat in range(num_players):
         p = s.players[seat]
         for text in sanctuaries[seat] if seat < len(sanctuaries) else ():
             cid, x, y, rot = parse_placement(text)
             c = CARD_INDEX[cid]
-            why = p.sanct.explain(c, x, y, rot)
+            why = p.sanctuary.explain(c, x, y, rot)
             assert why is None, f"{text}: {why}"
             s.deck.remove(c)
-            for colour in p.sanct.place(c, x, y, rot):
+            for colour in p.sanctuary.place(c, x, y, rot):
                 p.flowers[colour - 1] += 1
             p.capacity += card_habitat(s, c)
         for cid in hands[seat] if seat < len(hands) else ():
@@ -105,7 +105,7 @@ def build_state(
         if seat < len(food):
             p.food = food[seat]
         if seat < len(score):
-            p.score[CAT["round_1"]] = score[seat] - 10
+            p.points[CAT["round_1"]] = score[seat] - 10
     if bag is not None:
         s.bag = list(bag)
     else:
@@ -113,13 +113,12 @@ def build_state(
             for col in range(3):
                 s.bag[col] -= p.housed[col]
     s.dealt = [[] for _ in range(num_players)]
-    s._legal = None
-    s._pub = None
+    s._fields_changed()
     next_turn(s, (rnd - 2) % num_players)
     return s
 
 
-def finish_game(state: ManateeState) -> ManateeState:
+def finish_game(state: ManateeSanctuaryState) -> ManateeSanctuaryState:
     """Play on with the first legal action / first chance outcome until the end."""
     while not state.is_terminal():
         if state.is_chance_node():
@@ -131,20 +130,19 @@ def finish_game(state: ManateeState) -> ManateeState:
 
 def end_state(
     totals: Sequence[int], housed_totals: Sequence[int], food: Sequence[int]
-) -> ManateeState:
+) -> ManateeSanctuaryState:
     """A terminal state with the given totals, housed counts (all grey) and food.
 
     Built directly (documented shortcut): a fresh game whose players' fields are set and
     whose phase is set to the end of the game.
     """
     state: Any = GAME.new_game(len(totals))
-    s: ManateeState = state
+    s: ManateeSanctuaryState = state
     for p, t, h, f in zip(s.players, totals, housed_totals, food, strict=True):
-        p.score[CAT["round_1"]] = t - 10
+        p.points[CAT["round_1"]] = t - 10
         p.housed = [h, 0, 0]
         p.food = f
-    s.phase = PH_END
-    s.cur = -2
-    s._legal = None
-    s._pub = None
+    s.step = steps.GAME_OVER
+    s.current = TERMINAL
+    s._fields_changed()
     return s

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from engine.core import CHANCE, TERMINAL, GameConfigError, IllegalActionError, sample_outcome
-from engine.manatee_sanctuary import GAME, view
+from engine.manatee_sanctuary import GAME, steps
 from engine.manatee_sanctuary.data import BONUS_IDS, CARD_ID, SEACOW_FIRST
+from engine.manatee_sanctuary.hidden import known_cards
 from engine.manatee_sanctuary.scoring import bonus_points
-from engine.manatee_sanctuary.state import ManateeState
+from engine.manatee_sanctuary.state import ManateeSanctuaryState
 from tests.games.manatee_sanctuary_helpers import (
     BASE,
     BIG,
@@ -34,17 +35,17 @@ from tests.games.manatee_sanctuary_helpers import (
 )
 
 
-def new(n: int, options: dict[str, Any] | None = None) -> ManateeState:
+def new(n: int, options: dict[str, Any] | None = None) -> ManateeSanctuaryState:
     state: Any = GAME.new_game(n, options)
     return state
 
 
-def obs_player(state: ManateeState, seat: int) -> dict[str, Any]:
+def obs_player(state: ManateeSanctuaryState, seat: int) -> dict[str, Any]:
     players: Any = state.observation(None)["players"]
     return players[seat]
 
 
-def housed(state: ManateeState, seat: int = 0) -> list[int]:
+def housed(state: ManateeSanctuaryState, seat: int = 0) -> list[int]:
     return list(state.players[seat].housed)
 
 
@@ -78,7 +79,7 @@ def test_deck_totals_match_spec() -> None:
 # ---------------------------------------------------------------------------
 
 
-def w3_round() -> tuple[ManateeState, dict[str, Any]]:
+def w3_round() -> tuple[ManateeSanctuaryState, dict[str, Any]]:
     """Play W3 through the public API; return the state at the next round and checkpoints."""
     s = new(2)
     deal_round(s, [["S07", "S10", "S16", "S26", "S46"], ["S03", "S23", "S24", "S25", "S85"]])
@@ -251,12 +252,12 @@ def test_c01_split_legality() -> None:
         assert s.digest() == digest
 
 
-def play_round_quickly(s: ManateeState) -> None:
+def play_round_quickly(s: ManateeSanctuaryState) -> None:
     """Finish the current round with first-legal choices (used as a prefix only)."""
     rnd = s.round
     while s.round == rnd and not s.is_terminal():
         if s.is_chance_node():
-            if s.phase == 1:  # next round's deal: stop
+            if s.step == steps.DEAL:  # next round's deal: stop
                 return
             s.apply(s.chance_outcomes()[0][0])
         else:
@@ -445,10 +446,10 @@ def test_c14_solo_track_over_a_round() -> None:
         act(s, {"kind": "solo_draw", "card": keep})
         act(s, {"kind": "solo_draw", "card": other})
         act(s, {"kind": "solo_pick", "card": keep})
-        tokens.append(s.token)
+        tokens.append(s.solo_token)
     assert tokens == [2, -2, -2, 2, 2]
     play_round_quickly(s)
-    assert s.round == 2 and s.token == 0
+    assert s.round == 2 and s.solo_token == 0
     assert obs_player(s, 0)["breakdown"]["solo_1"] == 2
 
 
@@ -468,7 +469,7 @@ def test_c16_food_and_flower_goals() -> None:
         assert bonus_points(BONUS_IDS.index("RB5"), rnd, t.players[0]) == 9
 
 
-def solo_draft(s: ManateeState, pairs: list[tuple[str, str]]) -> None:
+def solo_draft(s: ManateeSanctuaryState, pairs: list[tuple[str, str]]) -> None:
     for keep, other in pairs:
         act(s, {"kind": "solo_draw", "card": keep})
         act(s, {"kind": "solo_draw", "card": other})
@@ -614,7 +615,9 @@ def test_scramble_deck_and_bag() -> None:
 # ---------------------------------------------------------------------------
 
 
-def random_states(n: int, seed: int, options: dict[str, Any] | None = None) -> list[ManateeState]:
+def random_states(
+    n: int, seed: int, options: dict[str, Any] | None = None
+) -> list[ManateeSanctuaryState]:
     rng = random.Random(seed)
     s = new(n, options)
     out = []
@@ -627,7 +630,7 @@ def random_states(n: int, seed: int, options: dict[str, Any] | None = None) -> l
     return out
 
 
-def hidden_ids(s: ManateeState, seat: int | None) -> set[str]:
+def hidden_ids(s: ManateeSanctuaryState, seat: int | None) -> set[str]:
     """Card ids ``seat`` must not see right now."""
     hidden = {CARD_ID[c] for c in s.deck}
     for j, p in enumerate(s.players):
@@ -638,9 +641,9 @@ def hidden_ids(s: ManateeState, seat: int | None) -> set[str]:
             src = (seat, s.passer(seat))
             known = {c for c in p.hand if p.origin[c] in src}
         hidden |= {CARD_ID[c] for c in p.hand if c not in known}
-        if s.phase in (1, 2):
+        if s.step in (steps.DEAL, steps.SPLIT):
             hidden |= {CARD_ID[c] for c in s.dealt[j]}
-    if s.phase == 3:
+    if s.step == steps.KEEP:
         for owner, (a, b) in enumerate(s.stacks):
             if seat is not None and owner in (seat, s.passer(seat)):
                 continue
@@ -710,14 +713,14 @@ def test_resample_keeps_observation_and_is_consistent(n: int, options: dict[str,
             # card conservation: every card is exactly in one place
             all_cards = list(r.deck)
             for p in r.players:
-                all_cards += p.hand + p.pile + [c for c, *_ in p.sanct.placements]
+                all_cards += p.hand + p.pile + [c for c, *_ in p.sanctuary.placements]
             for d in r.dealt:
                 all_cards += d
             for a, b in r.stacks:
                 all_cards += a + b
-            all_cards += r.discards + r.offer
+            all_cards += r.solo_discards + r.solo_offer
             assert len(all_cards) == len(set(all_cards)) == (180 if n > 6 else 90)
-            for j, sp in enumerate(r.split):
+            for j, sp in enumerate(r.splits):
                 if sp is not None:
                     assert set(sp) <= set(r.dealt[j])
             finish_game(r)  # a resampled state is playable to the end
@@ -761,6 +764,63 @@ def test_bad_options_and_player_counts() -> None:
         GAME.new_game(13, {"scramble": True})
     with pytest.raises(GameConfigError):
         GAME.new_game(0)
+
+
+def test_option_types_and_choices_are_declared_and_null_means_the_default() -> None:
+    with pytest.raises(GameConfigError, match="must be one of 0, 1, 2"):
+        GAME.new_game(1, {"solo_challenge": True})
+    with pytest.raises(GameConfigError, match="must be true or false"):
+        GAME.new_game(8, {"scramble": 1})
+    assert GAME.new_game(2, {"round_bonuses": None, "solo_challenge": None}).options == {
+        "round_bonuses": False,
+        "solo_challenge": 0,
+        "scramble": False,
+    }
+    with pytest.raises(GameConfigError, match="need the option scramble: true"):
+        GAME.new_game(8, {"scramble": None})
+
+
+def test_observation_header_and_running_scores() -> None:
+    s = build_state(2, hands=[["S05"], ["S13"]], score=[17, 9])
+    assert s.scores() == [17, 9]
+    for seat in (0, 1, None):
+        obs = s.observation(seat)
+        assert (obs["you"], obs["current_player"], obs["phase"]) == (seat, 0, "expand_or_act")
+        assert obs["scores"] == [17, 9]
+    finish_game(s)
+    assert s.scores() == s.result().scores and all(isinstance(x, int) for x in s.scores())
+
+
+def test_action_texts() -> None:
+    texts = [
+        ({"kind": "round_bonus", "round": 2, "card": "RB8"}, "round_bonus r2=RB8"),
+        ({"kind": "deal", "seat": 1, "card": "S07"}, "deal S07 to seat 1"),
+        ({"kind": "solo_draw", "card": "S07"}, "solo_draw S07"),
+        ({"kind": "bag_draw", "colour": "pink"}, "bag_draw pink"),
+        ({"kind": "split", "small": ["S02", "S32"]}, "split small=S02,S32"),
+        ({"kind": "keep", "stack": "large"}, "keep large"),
+        ({"kind": "solo_pick", "card": "S44"}, "solo_pick S44"),
+        ({"kind": "power_cap", "now": False}, "power_cap now=false"),
+        ({"kind": "discard", "card": "S90"}, "discard S90"),
+        ({"kind": "act", "card": "S41"}, "act S41"),
+        ({"kind": "expand", "card": "S09", "x": 1, "y": 0, "rot": 270}, "expand S09 (1,0) r270"),
+        ({"kind": "return", "grey": 1, "pink": 0, "yellow": 2}, "return grey=1 pink=0 yellow=2"),
+    ]
+    for data, text in texts:
+        assert str(GAME.action_from_json(data)) == text
+
+
+def test_components_describe_every_sea_cow_card_and_the_start_tile() -> None:
+    cards = GAME.components()["cards"]
+    assert len(cards) == 91 and "M01" not in cards
+    assert cards["S37"] == {
+        "dots": 2,
+        "top": "PH",
+        "edges": ["green", "wall", "wall", "green"],
+        "habitat": 0,
+        "endgame": "per_yellow_3",
+    }
+    assert cards["START"]["edges"] == ["red", "green", "purple", "wall"]
 
 
 def test_bad_actions_are_rejected_and_state_unchanged() -> None:
@@ -839,7 +899,7 @@ def test_terminal_and_step_bound() -> None:
 # ---------------------------------------------------------------------------
 
 
-def rebuilt(s: ManateeState, seed: int, seat: int | None = None) -> ManateeState:
+def rebuilt(s: ManateeSanctuaryState, seed: int, seat: int | None = None) -> ManateeSanctuaryState:
     """``GAME.from_observation`` of the seat to move, from its observation as JSON."""
     seat = s.current_player if seat is None else seat
     obs = json.loads(json.dumps(s.observation(seat)))
@@ -847,16 +907,16 @@ def rebuilt(s: ManateeState, seed: int, seat: int | None = None) -> ManateeState
     return state
 
 
-def first_state(states: list[ManateeState], step: str, seat: int) -> ManateeState:
+def first_state(states: list[ManateeSanctuaryState], step: str, seat: int) -> ManateeSanctuaryState:
     return next(
         s for s in states if s.observation(None)["step"] == step and s.current_player == seat
     )
 
 
-def all_cards(s: ManateeState) -> list[int]:
-    cards = list(s.deck) + s.discards + s.offer
+def all_cards(s: ManateeSanctuaryState) -> list[int]:
+    cards = list(s.deck) + s.solo_discards + s.solo_offer
     for p in s.players:
-        cards += p.hand + p.pile + [c for c, *_ in p.sanct.placements]
+        cards += p.hand + p.pile + [c for c, *_ in p.sanctuary.placements]
     for d in s.dealt:
         cards += d
     for a, b in s.stacks:
@@ -885,7 +945,7 @@ def test_from_observation_conserves_components(n: int, options: dict[str, Any]) 
         assert r.deck == sorted(r.deck) and len(r.deck) == len(s.deck)
         full = [160, 60, 40] if n > 6 else [80, 30, 20]
         for col in range(3):  # bag + housed + new manatees of an act being resolved
-            new = r.res[3 + col] if r.res else 0
+            new = r.resolving.new[col] if r.resolving else 0
             assert r.bag[col] + sum(p.housed[col] for p in r.players) + new == full[col]
         for j, p in enumerate(r.players):
             assert sorted(p.origin) == p.hand
@@ -909,7 +969,7 @@ def test_from_observation_redraws_hidden_hands_in_phase_2() -> None:
         hands.add(tuple(r.players[2].hand))  # seat 2's hand: nothing of it known to seat 0
         assert r.players[0].hand == s.players[0].hand
         for j in (1, 3):  # the receiver and passer of seat 0: known cards stay
-            known = set(view.known_cards(s, 0, j))
+            known = set(known_cards(s, 0, j))
             assert known <= set(r.players[j].hand)
         r.apply(r.legal_actions()[-1])
         finish_game(r)
@@ -924,11 +984,11 @@ def test_from_observation_in_the_middle_of_the_split() -> None:
     splits, dealt = set(), set()
     for seed in range(12):
         r = rebuilt(s, seed)
-        assert r.dealt[2] == s.dealt[2] and r.split[2] is None and r.split[3] is None
+        assert r.dealt[2] == s.dealt[2] and r.splits[2] is None and r.splits[3] is None
         for j in (0, 1):
-            assert r.split[j] is not None and set(r.split[j]) <= set(r.dealt[j])
-            assert len(r.split[j]) in (1, 2)
-            splits.add((j, tuple(r.split[j])))
+            assert r.splits[j] is not None and set(r.splits[j]) <= set(r.dealt[j])
+            assert len(r.splits[j]) in (1, 2)
+            splits.add((j, tuple(r.splits[j])))
         dealt.add(tuple(r.dealt[3]))
         for _ in range(2):  # seats 2 and 3 commit; the draft goes on
             r.apply(r.legal_actions()[0])
@@ -945,8 +1005,8 @@ def test_from_observation_in_the_middle_of_the_keep() -> None:
         # the seat knows both of its own stacks (its five dealt cards) and the two it got
         assert r.stacks[3] == s.stacks[3] and r.stacks[giver] == s.stacks[giver]
         assert [len(a) + len(b) for a, b in r.stacks] == [5] * 5
-        assert r.keep[3:] == [-1, -1] and all(k in (0, 1) for k in r.keep[:3])
-        keeps.add(tuple(r.keep[:3]))
+        assert r.keep_choices[3:] == [-1, -1] and all(k in (0, 1) for k in r.keep_choices[:3])
+        keeps.add(tuple(r.keep_choices[:3]))
         far.add(tuple(r.stacks[0][0] + r.stacks[0][1]))
         finish_game(r)
     assert len(keeps) > 1 and len(far) > 1
@@ -961,11 +1021,11 @@ def test_resample_redraws_commitments_the_seat_cannot_see() -> None:
     for seed in range(24):
         r = split.resample(2, random.Random(seed))
         assert r.observation(2) == split.observation(2)
-        sizes.add(tuple(len(r.split[j] or []) for j in (0, 1)))
+        sizes.add(tuple(len(r.splits[j] or []) for j in (0, 1)))
         k = keep.resample(3, random.Random(seed))
         assert k.observation(3) == keep.observation(3)
-        assert k.keep[3:] == [-1, -1]
-        keeps.add(tuple(k.keep[:3]))
+        assert k.keep_choices[3:] == [-1, -1]
+        keeps.add(tuple(k.keep_choices[:3]))
     assert len(sizes) > 1 and len(keeps) > 1
 
 
@@ -975,13 +1035,13 @@ def test_from_observation_during_returns() -> None:
     draws(s, ["grey", "yellow", "grey"])
     assert s.observation(0)["step"] == "return_space"
     r = rebuilt(s, seed=0)
-    assert (r.res, r.deficit, r.players[0].housed) == (s.res, 2, [3, 0, 1])
+    assert (r.resolving, r.return_deficit, r.players[0].housed) == (s.resolving, 2, [3, 0, 1])
     act(r, {"kind": "return", "grey": 0, "pink": 0, "yellow": 1})
     assert r.players[0].housed == [5, 1, 1]
     states = random_states(3, seed=25)
     food = next(t for t in states if t.observation(None)["step"] == "return_food")
     r = rebuilt(food, seed=0)
-    assert (r.feed_seat, r.deficit) == (food.feed_seat, food.deficit)
+    assert (r.feed_seat, r.return_deficit) == (food.feed_seat, food.return_deficit)
     assert r.legal_actions() == food.legal_actions()
     # the deficit and the harvest icons are implied by the rest: a changed one is refused
     for obs_of, change, message in (

@@ -22,19 +22,23 @@ from engine.core import (
     sample_outcome,
 )
 from engine.panorama import GAME, PanoramaState
-from engine.panorama.scoring import analyse, areas
-from engine.panorama.tiles import (
+from engine.panorama.actions import BalloonDrop, Fly, Reveal
+from engine.panorama.data import (
+    FLY_PHASE,
     FOREST,
     HILLS,
     ITEM_ROWS,
     MOUNTAINS,
     NUM_TILES,
+    OVER,
+    PLACE_PHASE,
     PLAINS,
     RIVER,
     TERRAIN_ROWS,
     TILE_IDS,
     TILE_INDEX,
 )
+from engine.panorama.scoring import analyse, areas
 
 RED, YELLOW, GREEN, BLUE = range(4)
 
@@ -73,15 +77,15 @@ def build_position(
     """
     tops = [s[0] for s in stacks]
     state = setup(num_players, tops, list(range(num_players)))
-    state._count = [len(s) for s in stacks]
-    state._occ = [-1] * len(stacks)
+    state.stack_counts = [len(s) for s in stacks]
+    state.occupants = [-1] * len(stacks)
     for seat, space in enumerate(balloons):
-        state._occ[space] = seat
-        state._bal[seat] = space
-    state._token = balloons[active]
-    state._active = active
-    state._cp = active
-    state._legal = None
+        state.occupants[space] = seat
+        state.balloon_space[seat] = space
+    state.token_space = balloons[active]
+    state.active_player = active
+    state.current = active
+    state._fields_changed()
     return state
 
 
@@ -94,15 +98,15 @@ def finished(panoramas: list[str], starts: list[int], goals: list[str]) -> Panor
     """
     state = GAME.new_game(len(panoramas), {"goals": goals})
     assert isinstance(state, PanoramaState)
-    state._pan = [[TILE_INDEX[t] for t in p.split()] for p in panoramas]
-    state._si = list(starts)
-    state._phase, state._cp, state._active = 5, TERMINAL, -1
-    state._standing = [False] * len(panoramas)
+    state.panoramas = [[TILE_INDEX[t] for t in p.split()] for p in panoramas]
+    state.start_index = list(starts)
+    state.phase, state.current, state.active_player = OVER, TERMINAL, -1
+    state.standing = [False] * len(panoramas)
     return state
 
 
 def legal_fly(state: State) -> list[int]:
-    return [a.space for a in state.legal_actions() if a.KIND == "fly"]  # type: ignore[attr-defined]
+    return [a.space for a in state.legal_actions() if isinstance(a, Fly)]
 
 
 def obs_json(state: State, seat: int | None) -> str:
@@ -161,13 +165,13 @@ def test_c01_setup_three_players() -> None:
     for space, tile in enumerate(tops):
         outs = state.chance_outcomes()
         assert len(outs) == 36 - space
-        assert {o.space for o, _ in outs} == {space}  # type: ignore[attr-defined]
+        assert {o.to_json()["space"] for o, _ in outs} == {space}
         act(state, kind="reveal", space=space, tile=tile)
     sizes = []
     for space, seat in enumerate([GREEN, RED, YELLOW]):
         outs = state.chance_outcomes()
         sizes.append(len(outs))
-        assert all(o.KIND == "balloon_drop" and o.space == space for o, _ in outs)  # type: ignore[attr-defined]
+        assert all(isinstance(o, BalloonDrop) and o.space == space for o, _ in outs)
         act(state, kind="balloon_drop", space=space, seat=seat)
     assert sizes == [3, 2, 1]
     obs = state.observation(None)
@@ -184,7 +188,7 @@ def test_c02_first_turn() -> None:
     assert obs["held_tile"] == "T26" and obs["spaces"][5]["count"] == 3
     assert obs["spaces"][5]["top"] == "" and obs["pending_space"] == 5
     outs = state.chance_outcomes()
-    assert len(outs) == 29 and all(o.space == 5 for o, _ in outs)  # type: ignore[attr-defined]
+    assert len(outs) == 29 and all(o.to_json()["space"] == 5 for o, _ in outs)
     act(state, kind="reveal", space=5, tile="T07")
     assert state.observation(None)["spaces"][5]["top"] == "T07"
     assert state.current_player == GREEN
@@ -490,8 +494,8 @@ def test_hidden_tiles_never_observed() -> None:
         final = states[-1]
         revealed_at: dict[str, int] = {}
         for i, step in enumerate(final.history):
-            if step.KIND == "reveal":
-                revealed_at[step.tile] = i  # type: ignore[attr-defined]
+            if isinstance(step, Reveal):
+                revealed_at[step.tile] = i
         never = set(TILE_IDS[:NUM_TILES]) - set(revealed_at)
         assert len(never) >= NUM_TILES - 4 * (2 * players + 1)
         for i, state in enumerate(states):
@@ -509,7 +513,8 @@ def test_hidden_tiles_never_observed() -> None:
 def test_observation_identical_for_all_seats_and_resample_keeps_it() -> None:
     rng = random.Random(5)
     for state in _random_playout(4, 11)[::7]:
-        views = {obs_json(state, s) for s in (None, 0, 1, 2, 3)}
+        # the same for every seat and the spectator, but the header's ``you``
+        views = {json.dumps({**state.observation(s), "you": None}) for s in (None, 0, 1, 2, 3)}
         assert len(views) == 1
         for seat in range(4):
             other = state.resample(seat, rng)
@@ -609,9 +614,9 @@ def test_random_games_invariants() -> None:
             states = _random_playout(players, seed, options)
             moon_turns = Counter[int]()
             for s in states:
-                if s.current_player >= 0 and s._phase == 3:
+                if s.current_player >= 0 and s.phase == FLY_PHASE:
                     assert len(s.legal_actions()) == n - players
-                    if s._moon:
+                    if s.moon:
                         moon_turns[s.current_player] += 1
             final = states[-1]
             trigger = [q for q in range(players) if moon_turns[q] == 0]
@@ -677,8 +682,8 @@ def rebuilt(
 def same_but_pending(a: PanoramaState, b: PanoramaState) -> bool:
     """Equal full states, apart from the leftover index of the last reveal."""
     fa, fb = a._full_state(), b._full_state()
-    fa.pop("pending")  # type: ignore[union-attr]
-    fb.pop("pending")  # type: ignore[union-attr]
+    fa.pop("pending_space")  # type: ignore[union-attr]
+    fb.pop("pending_space")  # type: ignore[union-attr]
     return fa == fb
 
 
@@ -703,7 +708,7 @@ def test_rebuild_future_reveals_draw_from_the_tiles_not_in_view() -> None:
     for s in (state, copy):
         act(s, kind="fly", space=4)
     assert copy.chance_outcomes() == state.chance_outcomes()
-    tiles = {o.tile for o, _ in copy.chance_outcomes()}  # type: ignore[attr-defined]
+    tiles = {o.to_json()["tile"] for o, _ in copy.chance_outcomes()}
     assert len(tiles) == NUM_TILES - 8
     assert tiles.isdisjoint({"T15", "T10", "T02", "T29", "T13", "T07", "T34", "T26"})
     assert "T12" in tiles and "T03" in tiles  # below a top / in the box: both still possible
@@ -714,13 +719,13 @@ def test_rebuild_conserves_components() -> None:
         if state.current_player < 0:
             continue
         copy = rebuilt(state)
-        view = [t for t in copy._top if t >= 0] + [t for p in copy._pan for t in p]
-        if copy._held >= 0:
-            view.append(copy._held)
-        assert sorted(view + copy._unrev) == [*range(NUM_TILES), 36, 37, 38]
-        assert copy._unrev == sorted(copy._unrev)
-        assert sum(4 - c for c in copy._count) == sum(len(p) - 1 for p in copy._pan) + (
-            copy._held >= 0
+        view = [t for t in copy.tops if t >= 0] + [t for p in copy.panoramas for t in p]
+        if copy.held_tile >= 0:
+            view.append(copy.held_tile)
+        assert sorted(view + copy.unrevealed) == [*range(NUM_TILES), 36, 37, 38]
+        assert copy.unrevealed == sorted(copy.unrevealed)
+        assert sum(4 - c for c in copy.stack_counts) == sum(len(p) - 1 for p in copy.panoramas) + (
+            copy.held_tile >= 0
         )
 
 
@@ -742,10 +747,14 @@ def test_rebuild_end_phase_and_last_turn() -> None:
         states = [s for s in _random_playout(3, seed) if s.current_player >= 0]
         final = _random_playout(3, seed)[-1]
         trigger = next(
-            s for s in states if s._phase == 4 and s._count[s._bal[s._active]] == 0 and not s._moon
+            s
+            for s in states
+            if s.phase == PLACE_PHASE
+            and s.stack_counts[s.balloon_space[s.active_player]] == 0
+            and not s.moon
         )
-        moon = [s for s in states if s._moon]
-        assert moon and all(s._phase in (3, 4) for s in moon)
+        moon = [s for s in states if s.moon]
+        assert moon and all(s.phase in (FLY_PHASE, PLACE_PHASE) for s in moon)
         for state in (trigger, moon[0], moon[-1]):
             copy = rebuilt(state)
             steps = final.history[len(state.history) :]
@@ -759,7 +768,7 @@ def test_rebuild_goals_from_the_observation() -> None:
     state = _random_playout(2, 3, {"goal_set": "random"})[-2]
     assert state.current_player >= 0
     copy = rebuilt(state, goal_set="random")
-    assert copy._goals == state._goals and copy._phase == state._phase
+    assert copy.goals == state.goals and copy.phase == state.phase
     with pytest.raises(ValueError, match="options fix the sky goal"):
         GAME.from_observation(
             2,

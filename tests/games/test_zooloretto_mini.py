@@ -14,21 +14,21 @@ import random
 import pytest
 
 from engine.core import CHANCE, TERMINAL, GameConfigError, IllegalActionError, sample_outcome
-from engine.zooloretto_mini import GAME, Draw, ZoolorettoState, score_zoo
-from engine.zooloretto_mini.components import BONUS, PLACE, offspring_pool, tile_pool
+from engine.zooloretto_mini import GAME, Draw, ZoolorettoMiniState, score_zoo
+from engine.zooloretto_mini.data import BONUS, PLACE, offspring_pool, tile_pool
 from tests.games.zooloretto_mini_helpers import build, legal, play
 
 TWO = {"removed_species": ["S5", "S6", "S7"], "start_player": 0}
 THREE = {"removed_species": ["S6", "S7"], "start_player": 0}
 
 
-def new(n: int, options: dict) -> ZoolorettoState:
+def new(n: int, options: dict) -> ZoolorettoMiniState:
     state = GAME.new_game(n, options)
-    assert isinstance(state, ZoolorettoState)
+    assert isinstance(state, ZoolorettoMiniState)
     return state
 
 
-def zoo(state: ZoolorettoState, seat: int) -> dict:
+def zoo(state: ZoolorettoMiniState, seat: int) -> dict:
     """Seat's zoo from the observation: {"E1": [...], "E2": ..., "E3": ..., "barn": [...]}."""
     player = state.observation(seat)["players"][seat]
     out = {e["id"]: e["tiles"] for e in player["enclosures"]}
@@ -36,11 +36,11 @@ def zoo(state: ZoolorettoState, seat: int) -> dict:
     return out
 
 
-def trucks(state: ZoolorettoState) -> dict:
+def trucks(state: ZoolorettoMiniState) -> dict:
     return {t["id"]: t["tiles"] for t in state.observation(None)["trucks"]}
 
 
-def supply_of(state: ZoolorettoState, species: str) -> list[str]:
+def supply_of(state: ZoolorettoMiniState, species: str) -> list[str]:
     return [t for t in state.observation(None)["offspring_supply"] if t.startswith(species)]
 
 
@@ -67,7 +67,7 @@ def test_zm_01_four_player_setup() -> None:
     play(state, "draw")
     outcomes = state.chance_outcomes()
     assert len(outcomes) == 75 and all(p == pytest.approx(1 / 75) for _, p in outcomes)
-    assert not [o for o, _ in outcomes if o.tile.startswith("S7")]  # type: ignore[attr-defined]
+    assert not [o for o, _ in outcomes if o.to_json()["tile"].startswith("S7")]
 
 
 def test_zm_02_draw_then_load_empty_truck_cannot_be_taken() -> None:
@@ -169,7 +169,7 @@ def test_zm_05_birth_into_the_enclosure() -> None:
     assert state.observation(None)["phase"] == "turn" and state.current_player == 1
 
 
-def zm_06_bonus_decision() -> ZoolorettoState:
+def zm_06_bonus_decision() -> ZoolorettoMiniState:
     """ZM-06's position at seat 0's bonus decision (after placing S3N5 into E3)."""
     state = build(
         3,
@@ -342,7 +342,7 @@ def test_zm_10_two_player_trucks_and_leftovers() -> None:
     assert (obs["round"], state.current_player) == (2, 1)
 
 
-def _zm_11_policy_step(state: ZoolorettoState) -> None:
+def _zm_11_policy_step(state: ZoolorettoMiniState) -> None:
     """Deterministic play: lowest-id tile drawn, draw whenever legal, first load, first
     truck, every tile into the barn, every bonus skipped."""
     if state.is_chance_node():
@@ -573,7 +573,7 @@ def test_draw_illegal_when_bag_and_end_stack_empty() -> None:
     # D6: unreachable in play; built directly with all tiles out of the bag and end stack.
     state = build(2, ["S5", "S6", "S7"], trucks={"T3": ["S1N1"]})
     state.bag_count = state.end_count = 0
-    state._legal = None
+    state._fields_changed()
     assert legal(state) == ["take_truck T3"]
 
 
@@ -600,15 +600,16 @@ def test_hidden_information_and_resample(num_players: int) -> None:
     while not state.is_terminal():
         if step % 7 == 0:
             obs = state.observation(None)
-            # Same view for every seat and the spectator; no undrawn tile ever appears.
-            assert all(state.observation(s) == obs for s in range(num_players))
+            # Same view for every seat and the spectator (but the header's ``you``); no
+            # undrawn tile ever appears.
+            assert all(state.observation(s) == {**obs, "you": s} for s in range(num_players))
             assert not _strings(obs) & set(state.undrawn)
             assert "undrawn" not in json.dumps(obs)
             # A state differing only in the engine's (unmodelled) draw order representation.
             other = state.clone()
-            assert isinstance(other, ZoolorettoState)
+            assert isinstance(other, ZoolorettoMiniState)
             other.undrawn.reverse()
-            assert other.observation(0) == obs
+            assert other.observation(None) == obs
             # resample keeps the observation (and, with nothing hidden, the digest) and is
             # independent and consistent: play can continue from it.
             seat = step % num_players
@@ -658,7 +659,9 @@ def test_render_and_observation_shape() -> None:
     assert "to move: seat 0 (turn)" in text
     obs = state.observation(None)
     json.dumps(obs)
+    assert obs["you"] is None and state.observation(1)["you"] == 1
     assert set(obs) == {
+        "you",
         "current_player",
         "phase",
         "round",
@@ -749,25 +752,27 @@ def test_actions_not_legal_now_leave_the_state_unchanged() -> None:
 # ---------------------------------------------------------------------------
 
 
-def rebuilt(state: ZoolorettoState, seed: int = 0, options: dict | None = None) -> ZoolorettoState:
+def rebuilt(
+    state: ZoolorettoMiniState, seed: int = 0, options: dict | None = None
+) -> ZoolorettoMiniState:
     """``from_observation`` of the seat to move, fed the observation as plain JSON."""
     seat = state.current_player
     obs = json.loads(json.dumps(state.observation(seat)))
     opts = state.options if options is None else options
     out = GAME.from_observation(state.num_players, opts, seat, obs, random.Random(seed))
-    assert isinstance(out, ZoolorettoState)
+    assert isinstance(out, ZoolorettoMiniState)
     return out
 
 
-def components(state: ZoolorettoState) -> list[str]:
+def components(state: ZoolorettoMiniState) -> list[str]:
     """Every tile of the state wherever it is (undrawn included), sorted, duplicates kept."""
-    tiles = [*state.undrawn, *state.supply, *state.out]
-    tiles += [t for truck in state.trucks for t in truck] + [t for e in state.enc for t in e]
-    tiles += [t for b in state.barns for t in b] + ([state.drawn] if state.drawn else [])
+    tiles = [*state.undrawn, *state.offspring_supply, *state.out_of_play]
+    tiles += [t for truck in state.trucks for t in truck] + [t for e in state.enclosures for t in e]
+    tiles += [t for b in state.barns for t in b] + ([state.drawn_tile] if state.drawn_tile else [])
     return sorted(tiles)
 
 
-def same_but_last_taker(a: ZoolorettoState, b: ZoolorettoState) -> None:
+def same_but_last_taker(a: ZoolorettoMiniState, b: ZoolorettoMiniState) -> None:
     full_a, full_b = a._full_state(), b._full_state()
     assert isinstance(full_a, dict) and isinstance(full_b, dict)
     full_a.pop("last_taker")
@@ -795,7 +800,7 @@ def test_from_observation_rebuilds_the_one_consistent_state(num_players: int) ->
             if state.phase in (PLACE, BONUS):
                 assert one.digest() == state.digest()
             assert one.undrawn == state.undrawn
-            pool = tile_pool(state.removed) + offspring_pool(state.removed)
+            pool = tile_pool(state.removed_species) + offspring_pool(state.removed_species)
             assert components(one) == sorted(pool)
             if one.legal_actions()[0] == Draw():
                 # The next draw is uniform over exactly the unseen tiles, as in the true game.
@@ -830,9 +835,9 @@ def test_from_observation_mid_placement_and_in_the_last_round() -> None:
     )
     state.bag_count, state.end_count, state.last_round = 0, 12, True
     state.undrawn = state.undrawn[:12]
-    state.out = [t for t in tile_pool(["S5", "S6", "S7"]) if t not in components(state)]
+    state.out_of_play = [t for t in tile_pool(["S5", "S6", "S7"]) if t not in components(state)]
     play(state, "0: take_truck T3", "place S1N6->E1")
-    assert state.observation(0)["phase"] == "place" and state.bonus == 1
+    assert state.observation(0)["phase"] == "place" and state.bonus_pending == 1
     copy = rebuilt(state, options={})
     assert copy.digest() == state.digest()
     assert legal(copy) == legal(state)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from engine.core import JSON
-from engine.zooloretto_mini import GAME, ZoolorettoState
-from engine.zooloretto_mini.components import (
+from engine.zooloretto_mini import GAME, ZoolorettoMiniState
+from engine.zooloretto_mini.data import (
     ENCLOSURE_IDS,
     END_STACK,
     OVER,
@@ -64,7 +64,7 @@ def expand(line: str) -> tuple[int | None, list[str]]:
     return seat, [" ".join(words)]
 
 
-def play(state: ZoolorettoState, *script: str) -> None:
+def play(state: ZoolorettoMiniState, *script: str) -> None:
     """Apply the script lines through the public API (see the module docstring)."""
     for line in script:
         seat, steps = expand(line)
@@ -76,7 +76,7 @@ def play(state: ZoolorettoState, *script: str) -> None:
             state.apply(action)
 
 
-def legal(state: ZoolorettoState) -> list[str]:
+def legal(state: ZoolorettoMiniState) -> list[str]:
     return [str(a) for a in state.legal_actions()]
 
 
@@ -90,7 +90,7 @@ def build(
     current: int = 0,
     paired: Iterable[str] = (),
     over: bool = False,
-) -> ZoolorettoState:
+) -> ZoolorettoMiniState:
     """Construct a position directly, for scenarios play cannot reach (ZM-15) or reaches
     only through a long prefix (ZM-06, ZM-13, ZM-14; tests say which).
 
@@ -102,13 +102,13 @@ def build(
     supply. The result is a ``turn`` decision of ``current``, or the final state if ``over``.
     """
     state = GAME.new_game(num_players, {"removed_species": list(removed), "start_player": current})
-    assert isinstance(state, ZoolorettoState)
+    assert isinstance(state, ZoolorettoMiniState)
     drawn = 0
 
     def use(tile: str) -> None:
         nonlocal drawn
         if tile[2] == "K":
-            state.supply.remove(tile)
+            state.offspring_supply.remove(tile)
         else:
             state.undrawn.remove(tile)
             drawn += 1
@@ -121,24 +121,24 @@ def build(
                 state.barns[seat] = list(tiles)
             else:
                 e = ENCLOSURE_IDS.index(key)
-                state.enc[3 * seat + e] = list(tiles)
+                state.enclosures[3 * seat + e] = list(tiles)
                 animals = [t[:2] for t in tiles if t[0] == "S"]
                 assert len(set(animals)) <= 1 and len(tiles) <= 6, (seat, key, tiles)
-                state.esp[3 * seat + e] = animals[0] if animals else ""
+                state.enclosure_species[3 * seat + e] = animals[0] if animals else ""
     for truck, tiles in (trucks or {}).items():
         for t in tiles:
             use(t)
         state.trucks[TRUCK_IDS.index(truck)] = list(tiles)
     for seat, truck in (taken or {}).items():
         k = TRUCK_IDS.index(truck)
-        state.owner[k] = seat
-        state.taken[seat] = k
+        state.taken_by[k] = seat
+        state.taken_truck[seat] = k
     state.paired = set(paired)
     bag = len(state.undrawn) + drawn - END_STACK
     state.bag_count = max(0, bag - drawn)
     state.end_count = END_STACK - max(0, drawn - bag)
     state.last_round = state.end_count < END_STACK
     state.phase = OVER if over else TURN
-    state.cur = -1 if over else current
-    state._legal = None
+    state.current = -1 if over else current
+    state._fields_changed()
     return state

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
 
-from arena.match import MatchConfig, MatchSpec, play_match
+from arena.match.runner import MatchConfig, MatchSpec, play_match
 from bots.base import Turn
 
 GAMES = ("zooloretto_mini", "carson_city_zoo", "dziobaki", "panorama", "manatee_sanctuary")
@@ -56,6 +57,17 @@ def play(
 def write_jsonl(records: list[dict[str, Any]], path: Path) -> Path:
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
     return path
+
+
+def tampered_journal(
+    records: list[dict[str, Any]], path: Path, k: int = 3
+) -> tuple[Path, dict[str, Any]]:
+    """``records`` written to ``path`` with record ``k``'s score edited after the game (it
+    does not replay); returns the path and the tampered record."""
+    tampered = copy.deepcopy(records)
+    bad = tampered[k]
+    bad["result"]["scores"][0] += 7
+    return write_jsonl(tampered, path), bad
 
 
 def arena(*args: str, stdin: str | None = None) -> Any:

@@ -10,9 +10,10 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
-from arena.analysis import bot_stats, export, filter_games, lost, percentile, seat_rows
 from arena.errors import UserError
-from tests.replay.helpers import arena, write_jsonl
+from arena.replay.analysis import bot_stats, export, filter_games, lost, seat_rows
+from arena.stats import percentile
+from tests.replay.helpers import arena, tampered_journal, write_jsonl
 
 
 def test_filters(league: list[dict[str, Any]]) -> None:
@@ -103,7 +104,7 @@ def test_cli_on_an_mlflow_run(logged_run: tuple[str, str, list[dict[str, Any]]])
 
 
 def test_a_tournament_dir_with_a_torn_journal(league: list[dict[str, Any]], tmp_path: Path) -> None:
-    from arena.sources import load_source
+    from arena.replay.sources import load_source
 
     journal = write_jsonl(league, tmp_path / "journal.jsonl")
     with open(journal, "a") as fh:
@@ -115,12 +116,7 @@ def test_a_tournament_dir_with_a_torn_journal(league: list[dict[str, Any]], tmp_
 def test_a_record_that_does_not_replay_is_reported_and_left_out(
     league: list[dict[str, Any]], tmp_path: Path
 ) -> None:
-    import copy
-
-    tampered = copy.deepcopy(league)
-    bad = tampered[3]
-    bad["result"]["scores"][0] += 7  # a score edited after the game
-    path = write_jsonl(tampered, tmp_path / "journal.jsonl")
+    path, bad = tampered_journal(league, tmp_path / "journal.jsonl")
     proc = arena("games", str(path), "--json")
     assert proc.exit_code == 0, proc.stderr
     assert bad["game_id"] not in {g["game_id"] for g in json.loads(proc.stdout)}

@@ -12,9 +12,9 @@ import pytest
 from rich.console import Console
 
 from arena.errors import UserError
-from arena.replay import UnverifiedRecord, load_replay, parse_seat
-from arena.replay_term import interactive, print_frame, print_steps
-from arena.sources import load_game, pick_game, run_record
+from arena.replay.model import UnverifiedRecord, load_replay, parse_seat
+from arena.replay.sources import load_game, pick_game, run_record
+from arena.replay.terminal import interactive, print_frame, print_steps
 from engine import get_game
 from tests.replay.helpers import GAMES, arena, write_jsonl
 

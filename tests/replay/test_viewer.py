@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from arena.replay import load_replay
-from arena.viewer import (
+from arena.replay.model import load_replay
+from arena.replay.viewer import (
     render_html,
     sample_games_for_viewers,
     viewer_data,
@@ -110,7 +110,7 @@ def test_write_sample_viewers_skips_bad_records(
 def test_log_viewers_to_the_run(logged_run: tuple[str, str, list[dict[str, Any]]]) -> None:
     from mlflow import MlflowClient
 
-    from arena.viewer import log_viewers
+    from arena.replay.viewer import log_viewers
 
     uri, run_id, _ = logged_run
     names = log_viewers(run_id, tracking_uri=uri, per_bot_lost=1, limit=3)
@@ -122,7 +122,7 @@ def test_log_viewers_to_the_run(logged_run: tuple[str, str, list[dict[str, Any]]
 def test_a_game_without_a_drawing_shows_the_observation(
     game_records: dict[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import arena.viewer as viewer
+    import arena.replay.viewer as viewer
 
     real = viewer._asset
 

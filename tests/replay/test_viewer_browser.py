@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from arena.viewer import write_viewer
+from arena.replay.viewer import write_viewer
 from tests.replay.helpers import GAMES
 
 CHROMIUM = os.environ.get("MENAGERIE_CHROMIUM", "/usr/bin/chromium")

@@ -9,8 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from arena.match import MatchConfig, MatchSpec
-from arena.server import GameServer, ServerConfig, Table
+from arena.match.runner import MatchConfig, MatchSpec
+from arena.server.app import GameServer
+from arena.server.hub import ServerConfig
+from arena.server.table import Table
 from bots import sdk
 from bots.random_client import RandomClient
 from engine import GAMES

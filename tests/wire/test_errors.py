@@ -15,10 +15,11 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from menagerie.v1 import game_service_pb2 as pb
 
-from arena.server import GameServer, Table
-from bots.wire import action_to_proto
+from arena.server.app import GameServer
+from arena.server.table import Table
 from tests.wire.helpers import BotThread, host, play_with_sdk, running_server
 from tests.wire.rawclient import RawSeat
+from wire.convert import action_to_proto
 
 WAIT_S = 120.0
 """The bound of a wait for an event: only reached when the event never comes."""

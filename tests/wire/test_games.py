@@ -1,7 +1,7 @@
 """Full games over the wire, for every registered game.
 
 - two command bots (real processes: ``bots.random_client`` and an SDK bot script) play a
-  full game through ``arena.cmdbots`` (the ``arena play`` path), and the record replays;
+  full game through ``arena.match.cmdbots`` (the ``arena play`` path), and the record replays;
 - SDK bots (in threads) play every seat of a hosted match, and each observation a seat
   receives over the wire equals ``state.observation(seat)`` when its Turn was built.
 """
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from arena.cmdbots import open_bots
-from arena.match import MatchConfig, MatchSpec
-from arena.records import verify_record
+from arena.match.cmdbots import open_bots
+from arena.match.records import verify_record
+from arena.match.runner import MatchConfig, MatchSpec
 from bots import sdk
 from engine import GAMES
 from tests.wire.helpers import SCRIPTED, BotThread, host, players_for, running_server

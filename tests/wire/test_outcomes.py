@@ -1,6 +1,6 @@
 """Misbehaving command bots (issue 7, item 5): recorded with seat and reason, policy applied.
 
-Each scripted bot is a real process started by ``arena.cmdbots`` (as ``arena play``
+Each scripted bot is a real process started by ``arena.match.cmdbots`` (as ``arena play``
 does); the match always finishes and its record replays. Under ``forfeit`` the seat is
 ranked last and its process killed; under ``random`` only the one move is replaced.
 """
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from arena.cmdbots import open_bots
-from arena.match import MatchConfig, MatchSpec
-from arena.records import verify_record
-from arena.server import ServerConfig
+from arena.match.cmdbots import open_bots
+from arena.match.records import verify_record
+from arena.match.runner import MatchConfig, MatchSpec
+from arena.server.hub import ServerConfig
 from tests.wire.helpers import SCRIPTED
 
 pytestmark = pytest.mark.server  # bot programs against the embedded game server

@@ -15,9 +15,9 @@ import random
 import pytest
 from menagerie.v1 import game_service_pb2 as pb
 
-from bots import wire
 from engine import CHANCE, GAMES
 from engine.core import sample_outcome
+from wire import convert as wire
 
 GAME_IDS = sorted(GAMES)
 

@@ -16,11 +16,11 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
-from arena.records import verify_record
-from arena.server import GameServer
-from bots.wire import observation_from_proto
+from arena.match.records import verify_record
+from arena.server.app import GameServer
 from engine import get_game
 from tests.wire.helpers import BotThread, host, play_with_sdk, running_server, server_config
+from wire.convert import observation_from_proto
 
 WAIT_S = 120.0
 """The bound of a wait for an event: only reached when the event never comes."""
@@ -205,7 +205,7 @@ def test_graceful_shutdown_records_the_matches_it_aborts() -> None:
 
 
 def test_hosted_match_mixes_in_process_and_remote_seats() -> None:
-    from arena.match import MatchConfig, MatchSpec
+    from arena.match.runner import MatchConfig, MatchSpec
     from bots.random_bot import RandomBot
 
     with running_server() as server:

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$menagerie/v1/manatee_sanctuary.proto\x12\x0cmenagerie.v1\"\xf6\x0c\n\x1bManateeSanctuaryObservation\x12\r\n\x05round\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x0c\n\x04step\x18\x03 \x01(\t\x12\x11\n\tdirection\x18\x04 \x01(\t\x12\x16\n\x0e\x63urrent_player\x18\x05 \x01(\x05\x12\x0c\n\x04turn\x18\x06 \x01(\x05\x12\x0c\n\x04mode\x18\x07 \x01(\t\x12\x0b\n\x03you\x18\x08 \x01(\x05\x12\x11\n\tdeck_size\x18\t \x01(\x05\x12:\n\x03\x62\x61g\x18\n \x01(\x0b\x32-.menagerie.v1.ManateeSanctuaryObservation.Bag\x12K\n\rround_bonuses\x18\x0b \x03(\x0b\x32\x34.menagerie.v1.ManateeSanctuaryObservation.RoundBonus\x12\x11\n\tdeal_seat\x18\x0c \x01(\x05\x12\x16\n\x0esolo_challenge\x18\r \x01(\x05\x12\x12\n\nsolo_token\x18\x0e \x01(\x05\x12\x12\n\nsolo_offer\x18\x0f \x03(\t\x12\x15\n\rsolo_discards\x18\x10 \x03(\t\x12\x16\n\x0epower_cap_used\x18\x11 \x01(\x08\x12\x16\n\x0e\x63hallenge_lost\x18\x12 \x01(\x08\x12\x46\n\tresolving\x18\x13 \x01(\x0b\x32\x33.menagerie.v1.ManateeSanctuaryObservation.Resolving\x12\x13\n\x0breturn_kind\x18\x14 \x01(\t\x12\x16\n\x0ereturn_deficit\x18\x15 \x01(\x05\x12\x0e\n\x06scores\x18\x16 \x03(\x05\x12\x41\n\x07players\x18\x17 \x03(\x0b\x32\x30.menagerie.v1.ManateeSanctuaryObservation.Player\x12\x0c\n\x04hand\x18\x18 \x03(\t\x12\r\n\x05\x64\x65\x61lt\x18\x19 \x03(\t\x12\x10\n\x08my_split\x18\x1a \x03(\t\x12\x16\n\x0ereceived_small\x18\x1b \x03(\t\x12\x16\n\x0ereceived_large\x18\x1c \x03(\t\x12\x0f\n\x07my_keep\x18\x1d \x01(\t\x1a\x31\n\x03\x42\x61g\x12\x0c\n\x04grey\x18\x01 \x01(\x05\x12\x0c\n\x04pink\x18\x02 \x01(\x05\x12\x0e\n\x06yellow\x18\x03 \x01(\x05\x1a)\n\nRoundBonus\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x1a\x8a\x01\n\tResolving\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x12\n\ndraws_left\x18\x03 \x01(\x05\x12\x10\n\x08new_grey\x18\x04 \x01(\x05\x12\x10\n\x08new_pink\x18\x05 \x01(\x05\x12\x12\n\nnew_yellow\x18\x06 \x01(\x05\x12\x15\n\rharvest_icons\x18\x07 \x01(\x05\x1a<\n\tPlacement\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\t\n\x01x\x18\x02 \x01(\x05\x12\t\n\x01y\x18\x03 \x01(\x05\x12\x0b\n\x03rot\x18\x04 \x01(\x05\x1a\xbf\x04\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05score\x18\x02 \x01(\x05\x12R\n\tbreakdown\x18\x03 \x03(\x0b\x32?.menagerie.v1.ManateeSanctuaryObservation.Player.BreakdownEntry\x12\x0c\n\x04\x66ood\x18\x04 \x01(\x05\x12\x0f\n\x07\x66lowers\x18\x05 \x01(\x05\x12\x13\n\x0b\x66lowers_red\x18\x06 \x01(\x05\x12\x15\n\rflowers_green\x18\x07 \x01(\x05\x12\x16\n\x0e\x66lowers_purple\x18\x08 \x01(\x05\x12\x13\n\x0bhoused_grey\x18\t \x01(\x05\x12\x13\n\x0bhoused_pink\x18\n \x01(\x05\x12\x15\n\rhoused_yellow\x18\x0b \x01(\x05\x12\x10\n\x08\x63\x61pacity\x18\x0c \x01(\x05\x12\r\n\x05usage\x18\r \x01(\x05\x12\x11\n\thand_size\x18\x0e \x01(\x05\x12\x13\n\x0b\x64\x65\x61lt_count\x18\x0f \x01(\x05\x12\x11\n\tcommitted\x18\x10 \x01(\x08\x12\x12\n\nsplit_size\x18\x11 \x01(\x05\x12\x0c\n\x04kept\x18\x12 \x01(\t\x12\x13\n\x0b\x61\x63tion_pile\x18\x13 \x03(\t\x12\x46\n\tsanctuary\x18\x14 \x03(\x0b\x32\x33.menagerie.v1.ManateeSanctuaryObservation.Placement\x12\x13\n\x0bknown_cards\x18\x15 \x03(\t\x1a\x30\n\x0e\x42reakdownEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xb7\t\n\x16ManateeSanctuaryAction\x12\x46\n\x0bround_bonus\x18\x01 \x01(\x0b\x32/.menagerie.v1.ManateeSanctuaryAction.RoundBonusH\x00\x12\x39\n\x04\x64\x65\x61l\x18\x02 \x01(\x0b\x32).menagerie.v1.ManateeSanctuaryAction.DealH\x00\x12\x42\n\tsolo_draw\x18\x03 \x01(\x0b\x32-.menagerie.v1.ManateeSanctuaryAction.SoloDrawH\x00\x12@\n\x08\x62\x61g_draw\x18\x04 \x01(\x0b\x32,.menagerie.v1.ManateeSanctuaryAction.BagDrawH\x00\x12;\n\x05split\x18\x05 \x01(\x0b\x32*.menagerie.v1.ManateeSanctuaryAction.SplitH\x00\x12\x39\n\x04keep\x18\x06 \x01(\x0b\x32).menagerie.v1.ManateeSanctuaryAction.KeepH\x00\x12\x42\n\tsolo_pick\x18\x07 \x01(\x0b\x32-.menagerie.v1.ManateeSanctuaryAction.SoloPickH\x00\x12\x42\n\tpower_cap\x18\x08 \x01(\x0b\x32-.menagerie.v1.ManateeSanctuaryAction.PowerCapH\x00\x12?\n\x07\x64iscard\x18\t \x01(\x0b\x32,.menagerie.v1.ManateeSanctuaryAction.DiscardH\x00\x12\x37\n\x03\x61\x63t\x18\n \x01(\x0b\x32(.menagerie.v1.ManateeSanctuaryAction.ActH\x00\x12=\n\x06\x65xpand\x18\x0b \x01(\x0b\x32+.menagerie.v1.ManateeSanctuaryAction.ExpandH\x00\x12N\n\x0freturn_manatees\x18\x0c \x01(\x0b\x32+.menagerie.v1.ManateeSanctuaryAction.ReturnH\x00R\x06return\x1a)\n\nRoundBonus\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x1a\"\n\x04\x44\x65\x61l\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x1a\x18\n\x08SoloDraw\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x19\n\x07\x42\x61gDraw\x12\x0e\n\x06\x63olour\x18\x01 \x01(\t\x1a\x16\n\x05Split\x12\r\n\x05small\x18\x01 \x03(\t\x1a\x15\n\x04Keep\x12\r\n\x05stack\x18\x01 \x01(\t\x1a\x18\n\x08SoloPick\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x17\n\x08PowerCap\x12\x0b\n\x03now\x18\x01 \x01(\x08\x1a\x17\n\x07\x44iscard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x13\n\x03\x41\x63t\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x39\n\x06\x45xpand\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\t\n\x01x\x18\x02 \x01(\x05\x12\t\n\x01y\x18\x03 \x01(\x05\x12\x0b\n\x03rot\x18\x04 \x01(\x05\x1a\x34\n\x06Return\x12\x0c\n\x04grey\x18\x01 \x01(\x05\x12\x0c\n\x04pink\x18\x02 \x01(\x05\x12\x0e\n\x06yellow\x18\x03 \x01(\x05\x42\x06\n\x04kindb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$menagerie/v1/manatee_sanctuary.proto\x12\x0cmenagerie.v1\"\x83\r\n\x1bManateeSanctuaryObservation\x12\r\n\x05round\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x0c\n\x04step\x18\x03 \x01(\t\x12\x11\n\tdirection\x18\x04 \x01(\t\x12\x16\n\x0e\x63urrent_player\x18\x05 \x01(\x05\x12\x0c\n\x04turn\x18\x06 \x01(\x05\x12\x0c\n\x04mode\x18\x07 \x01(\t\x12\x10\n\x03you\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x11\n\tdeck_size\x18\t \x01(\x05\x12:\n\x03\x62\x61g\x18\n \x01(\x0b\x32-.menagerie.v1.ManateeSanctuaryObservation.Bag\x12K\n\rround_bonuses\x18\x0b \x03(\x0b\x32\x34.menagerie.v1.ManateeSanctuaryObservation.RoundBonus\x12\x11\n\tdeal_seat\x18\x0c \x01(\x05\x12\x16\n\x0esolo_challenge\x18\r \x01(\x05\x12\x12\n\nsolo_token\x18\x0e \x01(\x05\x12\x12\n\nsolo_offer\x18\x0f \x03(\t\x12\x15\n\rsolo_discards\x18\x10 \x03(\t\x12\x16\n\x0epower_cap_used\x18\x11 \x01(\x08\x12\x16\n\x0e\x63hallenge_lost\x18\x12 \x01(\x08\x12\x46\n\tresolving\x18\x13 \x01(\x0b\x32\x33.menagerie.v1.ManateeSanctuaryObservation.Resolving\x12\x13\n\x0breturn_kind\x18\x14 \x01(\t\x12\x16\n\x0ereturn_deficit\x18\x15 \x01(\x05\x12\x0e\n\x06scores\x18\x16 \x03(\x05\x12\x41\n\x07players\x18\x17 \x03(\x0b\x32\x30.menagerie.v1.ManateeSanctuaryObservation.Player\x12\x0c\n\x04hand\x18\x18 \x03(\t\x12\r\n\x05\x64\x65\x61lt\x18\x19 \x03(\t\x12\x10\n\x08my_split\x18\x1a \x03(\t\x12\x16\n\x0ereceived_small\x18\x1b \x03(\t\x12\x16\n\x0ereceived_large\x18\x1c \x03(\t\x12\x0f\n\x07my_keep\x18\x1d \x01(\t\x1a\x31\n\x03\x42\x61g\x12\x0c\n\x04grey\x18\x01 \x01(\x05\x12\x0c\n\x04pink\x18\x02 \x01(\x05\x12\x0e\n\x06yellow\x18\x03 \x01(\x05\x1a)\n\nRoundBonus\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x1a\x8a\x01\n\tResolving\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x12\n\ndraws_left\x18\x03 \x01(\x05\x12\x10\n\x08new_grey\x18\x04 \x01(\x05\x12\x10\n\x08new_pink\x18\x05 \x01(\x05\x12\x12\n\nnew_yellow\x18\x06 \x01(\x05\x12\x15\n\rharvest_icons\x18\x07 \x01(\x05\x1a<\n\tPlacement\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\t\n\x01x\x18\x02 \x01(\x05\x12\t\n\x01y\x18\x03 \x01(\x05\x12\x0b\n\x03rot\x18\x04 \x01(\x05\x1a\xbf\x04\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05score\x18\x02 \x01(\x05\x12R\n\tbreakdown\x18\x03 \x03(\x0b\x32?.menagerie.v1.ManateeSanctuaryObservation.Player.BreakdownEntry\x12\x0c\n\x04\x66ood\x18\x04 \x01(\x05\x12\x0f\n\x07\x66lowers\x18\x05 \x01(\x05\x12\x13\n\x0b\x66lowers_red\x18\x06 \x01(\x05\x12\x15\n\rflowers_green\x18\x07 \x01(\x05\x12\x16\n\x0e\x66lowers_purple\x18\x08 \x01(\x05\x12\x13\n\x0bhoused_grey\x18\t \x01(\x05\x12\x13\n\x0bhoused_pink\x18\n \x01(\x05\x12\x15\n\rhoused_yellow\x18\x0b \x01(\x05\x12\x10\n\x08\x63\x61pacity\x18\x0c \x01(\x05\x12\r\n\x05usage\x18\r \x01(\x05\x12\x11\n\thand_size\x18\x0e \x01(\x05\x12\x13\n\x0b\x64\x65\x61lt_count\x18\x0f \x01(\x05\x12\x11\n\tcommitted\x18\x10 \x01(\x08\x12\x12\n\nsplit_size\x18\x11 \x01(\x05\x12\x0c\n\x04kept\x18\x12 \x01(\t\x12\x13\n\x0b\x61\x63tion_pile\x18\x13 \x03(\t\x12\x46\n\tsanctuary\x18\x14 \x03(\x0b\x32\x33.menagerie.v1.ManateeSanctuaryObservation.Placement\x12\x13\n\x0bknown_cards\x18\x15 \x03(\t\x1a\x30\n\x0e\x42reakdownEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x42\x06\n\x04_you\"\xb7\t\n\x16ManateeSanctuaryAction\x12\x46\n\x0bround_bonus\x18\x01 \x01(\x0b\x32/.menagerie.v1.ManateeSanctuaryAction.RoundBonusH\x00\x12\x39\n\x04\x64\x65\x61l\x18\x02 \x01(\x0b\x32).menagerie.v1.ManateeSanctuaryAction.DealH\x00\x12\x42\n\tsolo_draw\x18\x03 \x01(\x0b\x32-.menagerie.v1.ManateeSanctuaryAction.SoloDrawH\x00\x12@\n\x08\x62\x61g_draw\x18\x04 \x01(\x0b\x32,.menagerie.v1.ManateeSanctuaryAction.BagDrawH\x00\x12;\n\x05split\x18\x05 \x01(\x0b\x32*.menagerie.v1.ManateeSanctuaryAction.SplitH\x00\x12\x39\n\x04keep\x18\x06 \x01(\x0b\x32).menagerie.v1.ManateeSanctuaryAction.KeepH\x00\x12\x42\n\tsolo_pick\x18\x07 \x01(\x0b\x32-.menagerie.v1.ManateeSanctuaryAction.SoloPickH\x00\x12\x42\n\tpower_cap\x18\x08 \x01(\x0b\x32-.menagerie.v1.ManateeSanctuaryAction.PowerCapH\x00\x12?\n\x07\x64iscard\x18\t \x01(\x0b\x32,.menagerie.v1.ManateeSanctuaryAction.DiscardH\x00\x12\x37\n\x03\x61\x63t\x18\n \x01(\x0b\x32(.menagerie.v1.ManateeSanctuaryAction.ActH\x00\x12=\n\x06\x65xpand\x18\x0b \x01(\x0b\x32+.menagerie.v1.ManateeSanctuaryAction.ExpandH\x00\x12N\n\x0freturn_manatees\x18\x0c \x01(\x0b\x32+.menagerie.v1.ManateeSanctuaryAction.ReturnH\x00R\x06return\x1a)\n\nRoundBonus\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x1a\"\n\x04\x44\x65\x61l\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x1a\x18\n\x08SoloDraw\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x19\n\x07\x42\x61gDraw\x12\x0e\n\x06\x63olour\x18\x01 \x01(\t\x1a\x16\n\x05Split\x12\r\n\x05small\x18\x01 \x03(\t\x1a\x15\n\x04Keep\x12\r\n\x05stack\x18\x01 \x01(\t\x1a\x18\n\x08SoloPick\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x17\n\x08PowerCap\x12\x0b\n\x03now\x18\x01 \x01(\x08\x1a\x17\n\x07\x44iscard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x13\n\x03\x41\x63t\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x1a\x39\n\x06\x45xpand\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\t\n\x01x\x18\x02 \x01(\x05\x12\t\n\x01y\x18\x03 \x01(\x05\x12\x0b\n\x03rot\x18\x04 \x01(\x05\x1a\x34\n\x06Return\x12\x0c\n\x04grey\x18\x01 \x01(\x05\x12\x0c\n\x04pink\x18\x02 \x01(\x05\x12\x0e\n\x06yellow\x18\x03 \x01(\x05\x42\x06\n\x04kindb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,43 +34,43 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MANATEESANCTUARYOBSERVATION_PLAYER_BREAKDOWNENTRY']._loaded_options = None
   _globals['_MANATEESANCTUARYOBSERVATION_PLAYER_BREAKDOWNENTRY']._serialized_options = b'8\001'
   _globals['_MANATEESANCTUARYOBSERVATION']._serialized_start=55
-  _globals['_MANATEESANCTUARYOBSERVATION']._serialized_end=1709
-  _globals['_MANATEESANCTUARYOBSERVATION_BAG']._serialized_start=836
-  _globals['_MANATEESANCTUARYOBSERVATION_BAG']._serialized_end=885
-  _globals['_MANATEESANCTUARYOBSERVATION_ROUNDBONUS']._serialized_start=887
-  _globals['_MANATEESANCTUARYOBSERVATION_ROUNDBONUS']._serialized_end=928
-  _globals['_MANATEESANCTUARYOBSERVATION_RESOLVING']._serialized_start=931
-  _globals['_MANATEESANCTUARYOBSERVATION_RESOLVING']._serialized_end=1069
-  _globals['_MANATEESANCTUARYOBSERVATION_PLACEMENT']._serialized_start=1071
-  _globals['_MANATEESANCTUARYOBSERVATION_PLACEMENT']._serialized_end=1131
-  _globals['_MANATEESANCTUARYOBSERVATION_PLAYER']._serialized_start=1134
-  _globals['_MANATEESANCTUARYOBSERVATION_PLAYER']._serialized_end=1709
-  _globals['_MANATEESANCTUARYOBSERVATION_PLAYER_BREAKDOWNENTRY']._serialized_start=1661
-  _globals['_MANATEESANCTUARYOBSERVATION_PLAYER_BREAKDOWNENTRY']._serialized_end=1709
-  _globals['_MANATEESANCTUARYACTION']._serialized_start=1712
-  _globals['_MANATEESANCTUARYACTION']._serialized_end=2919
-  _globals['_MANATEESANCTUARYACTION_ROUNDBONUS']._serialized_start=887
-  _globals['_MANATEESANCTUARYACTION_ROUNDBONUS']._serialized_end=928
-  _globals['_MANATEESANCTUARYACTION_DEAL']._serialized_start=2567
-  _globals['_MANATEESANCTUARYACTION_DEAL']._serialized_end=2601
-  _globals['_MANATEESANCTUARYACTION_SOLODRAW']._serialized_start=2603
-  _globals['_MANATEESANCTUARYACTION_SOLODRAW']._serialized_end=2627
-  _globals['_MANATEESANCTUARYACTION_BAGDRAW']._serialized_start=2629
-  _globals['_MANATEESANCTUARYACTION_BAGDRAW']._serialized_end=2654
-  _globals['_MANATEESANCTUARYACTION_SPLIT']._serialized_start=2656
-  _globals['_MANATEESANCTUARYACTION_SPLIT']._serialized_end=2678
-  _globals['_MANATEESANCTUARYACTION_KEEP']._serialized_start=2680
-  _globals['_MANATEESANCTUARYACTION_KEEP']._serialized_end=2701
-  _globals['_MANATEESANCTUARYACTION_SOLOPICK']._serialized_start=2703
-  _globals['_MANATEESANCTUARYACTION_SOLOPICK']._serialized_end=2727
-  _globals['_MANATEESANCTUARYACTION_POWERCAP']._serialized_start=2729
-  _globals['_MANATEESANCTUARYACTION_POWERCAP']._serialized_end=2752
-  _globals['_MANATEESANCTUARYACTION_DISCARD']._serialized_start=2754
-  _globals['_MANATEESANCTUARYACTION_DISCARD']._serialized_end=2777
-  _globals['_MANATEESANCTUARYACTION_ACT']._serialized_start=2779
-  _globals['_MANATEESANCTUARYACTION_ACT']._serialized_end=2798
-  _globals['_MANATEESANCTUARYACTION_EXPAND']._serialized_start=2800
-  _globals['_MANATEESANCTUARYACTION_EXPAND']._serialized_end=2857
-  _globals['_MANATEESANCTUARYACTION_RETURN']._serialized_start=2859
-  _globals['_MANATEESANCTUARYACTION_RETURN']._serialized_end=2911
+  _globals['_MANATEESANCTUARYOBSERVATION']._serialized_end=1722
+  _globals['_MANATEESANCTUARYOBSERVATION_BAG']._serialized_start=841
+  _globals['_MANATEESANCTUARYOBSERVATION_BAG']._serialized_end=890
+  _globals['_MANATEESANCTUARYOBSERVATION_ROUNDBONUS']._serialized_start=892
+  _globals['_MANATEESANCTUARYOBSERVATION_ROUNDBONUS']._serialized_end=933
+  _globals['_MANATEESANCTUARYOBSERVATION_RESOLVING']._serialized_start=936
+  _globals['_MANATEESANCTUARYOBSERVATION_RESOLVING']._serialized_end=1074
+  _globals['_MANATEESANCTUARYOBSERVATION_PLACEMENT']._serialized_start=1076
+  _globals['_MANATEESANCTUARYOBSERVATION_PLACEMENT']._serialized_end=1136
+  _globals['_MANATEESANCTUARYOBSERVATION_PLAYER']._serialized_start=1139
+  _globals['_MANATEESANCTUARYOBSERVATION_PLAYER']._serialized_end=1714
+  _globals['_MANATEESANCTUARYOBSERVATION_PLAYER_BREAKDOWNENTRY']._serialized_start=1666
+  _globals['_MANATEESANCTUARYOBSERVATION_PLAYER_BREAKDOWNENTRY']._serialized_end=1714
+  _globals['_MANATEESANCTUARYACTION']._serialized_start=1725
+  _globals['_MANATEESANCTUARYACTION']._serialized_end=2932
+  _globals['_MANATEESANCTUARYACTION_ROUNDBONUS']._serialized_start=892
+  _globals['_MANATEESANCTUARYACTION_ROUNDBONUS']._serialized_end=933
+  _globals['_MANATEESANCTUARYACTION_DEAL']._serialized_start=2580
+  _globals['_MANATEESANCTUARYACTION_DEAL']._serialized_end=2614
+  _globals['_MANATEESANCTUARYACTION_SOLODRAW']._serialized_start=2616
+  _globals['_MANATEESANCTUARYACTION_SOLODRAW']._serialized_end=2640
+  _globals['_MANATEESANCTUARYACTION_BAGDRAW']._serialized_start=2642
+  _globals['_MANATEESANCTUARYACTION_BAGDRAW']._serialized_end=2667
+  _globals['_MANATEESANCTUARYACTION_SPLIT']._serialized_start=2669
+  _globals['_MANATEESANCTUARYACTION_SPLIT']._serialized_end=2691
+  _globals['_MANATEESANCTUARYACTION_KEEP']._serialized_start=2693
+  _globals['_MANATEESANCTUARYACTION_KEEP']._serialized_end=2714
+  _globals['_MANATEESANCTUARYACTION_SOLOPICK']._serialized_start=2716
+  _globals['_MANATEESANCTUARYACTION_SOLOPICK']._serialized_end=2740
+  _globals['_MANATEESANCTUARYACTION_POWERCAP']._serialized_start=2742
+  _globals['_MANATEESANCTUARYACTION_POWERCAP']._serialized_end=2765
+  _globals['_MANATEESANCTUARYACTION_DISCARD']._serialized_start=2767
+  _globals['_MANATEESANCTUARYACTION_DISCARD']._serialized_end=2790
+  _globals['_MANATEESANCTUARYACTION_ACT']._serialized_start=2792
+  _globals['_MANATEESANCTUARYACTION_ACT']._serialized_end=2811
+  _globals['_MANATEESANCTUARYACTION_EXPAND']._serialized_start=2813
+  _globals['_MANATEESANCTUARYACTION_EXPAND']._serialized_end=2870
+  _globals['_MANATEESANCTUARYACTION_RETURN']._serialized_start=2872
+  _globals['_MANATEESANCTUARYACTION_RETURN']._serialized_end=2924
 # @@protoc_insertion_point(module_scope)

@@ -334,7 +334,7 @@ class ManateeSanctuaryObservation(_message.Message):
     mode: _builtins.str
     """mode is standard, solo or scramble."""
     you: _builtins.int
-    """you is the observing seat, or -1 for the spectator."""
+    """you is the observing seat; unset (JSON null) for the spectator."""
     deck_size: _builtins.int
     """deck_size is the number of cards left in the deck."""
     deal_seat: _builtins.int
@@ -413,7 +413,7 @@ class ManateeSanctuaryObservation(_message.Message):
         current_player: _builtins.int = ...,
         turn: _builtins.int = ...,
         mode: _builtins.str = ...,
-        you: _builtins.int = ...,
+        you: _builtins.int | None = ...,
         deck_size: _builtins.int = ...,
         bag: Global___ManateeSanctuaryObservation.Bag | None = ...,
         round_bonuses: _abc.Iterable[Global___ManateeSanctuaryObservation.RoundBonus] | None = ...,
@@ -436,11 +436,13 @@ class ManateeSanctuaryObservation(_message.Message):
         received_large: _abc.Iterable[_builtins.str] | None = ...,
         my_keep: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["bag", b"bag", "resolving", b"resolving"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "bag", b"bag", "resolving", b"resolving", "you", b"you"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bag", b"bag", "challenge_lost", b"challenge_lost", "current_player", b"current_player", "deal_seat", b"deal_seat", "dealt", b"dealt", "deck_size", b"deck_size", "direction", b"direction", "hand", b"hand", "mode", b"mode", "my_keep", b"my_keep", "my_split", b"my_split", "phase", b"phase", "players", b"players", "power_cap_used", b"power_cap_used", "received_large", b"received_large", "received_small", b"received_small", "resolving", b"resolving", "return_deficit", b"return_deficit", "return_kind", b"return_kind", "round", b"round", "round_bonuses", b"round_bonuses", "scores", b"scores", "solo_challenge", b"solo_challenge", "solo_discards", b"solo_discards", "solo_offer", b"solo_offer", "solo_token", b"solo_token", "step", b"step", "turn", b"turn", "you", b"you"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "bag", b"bag", "challenge_lost", b"challenge_lost", "current_player", b"current_player", "deal_seat", b"deal_seat", "dealt", b"dealt", "deck_size", b"deck_size", "direction", b"direction", "hand", b"hand", "mode", b"mode", "my_keep", b"my_keep", "my_split", b"my_split", "phase", b"phase", "players", b"players", "power_cap_used", b"power_cap_used", "received_large", b"received_large", "received_small", b"received_small", "resolving", b"resolving", "return_deficit", b"return_deficit", "return_kind", b"return_kind", "round", b"round", "round_bonuses", b"round_bonuses", "scores", b"scores", "solo_challenge", b"solo_challenge", "solo_discards", b"solo_discards", "solo_offer", b"solo_offer", "solo_token", b"solo_token", "step", b"step", "turn", b"turn", "you", b"you"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__you: _TypeAlias = _typing.Literal["you"]  # noqa: Y015
+    _WhichOneofArgType__you: _TypeAlias = _typing.Literal["_you", b"_you"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__you) -> _WhichOneofReturnType__you | None: ...
 
 Global___ManateeSanctuaryObservation: _TypeAlias = ManateeSanctuaryObservation  # noqa: Y015
 

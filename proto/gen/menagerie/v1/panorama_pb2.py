@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bmenagerie/v1/panorama.proto\x12\x0cmenagerie.v1\"\xfb\x05\n\x13PanoramaObservation\x12\x16\n\x0e\x63urrent_player\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x15\n\rpending_space\x18\x03 \x01(\x05\x12\r\n\x05goals\x18\x04 \x03(\t\x12\x12\n\nnum_spaces\x18\x05 \x01(\x05\x12\x13\n\x0btoken_space\x18\x06 \x01(\x05\x12\x12\n\ntoken_face\x18\x07 \x01(\t\x12\x15\n\ractive_player\x18\x08 \x01(\x05\x12\x11\n\theld_tile\x18\t \x01(\t\x12\x18\n\x10unrevealed_tiles\x18\n \x01(\x05\x12\x37\n\x06spaces\x18\x0b \x03(\x0b\x32\'.menagerie.v1.PanoramaObservation.Space\x12\x39\n\x07players\x18\x0c \x03(\x0b\x32(.menagerie.v1.PanoramaObservation.Player\x12\x0e\n\x06scores\x18\r \x03(\x05\x1aH\n\x05Space\x12\r\n\x05space\x18\x01 \x01(\x05\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\x0b\n\x03top\x18\x03 \x01(\t\x12\x14\n\x0c\x62\x61lloon_seat\x18\x04 \x01(\x05\x1a\x95\x01\n\x06Points\x12\x0e\n\x06plains\x18\x01 \x01(\x05\x12\r\n\x05hills\x18\x02 \x01(\x05\x12\x0e\n\x06\x66orest\x18\x03 \x01(\x05\x12\x11\n\tmountains\x18\x04 \x01(\x05\x12\x10\n\x08goal_sky\x18\x05 \x01(\x05\x12\x12\n\ngoal_river\x18\x06 \x01(\x05\x12\x14\n\x0cgoal_terrain\x18\x07 \x01(\x05\x12\r\n\x05total\x18\x08 \x01(\x05\x1a\xaf\x01\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x63olour\x18\x02 \x01(\t\x12\x10\n\x08panorama\x18\x03 \x03(\t\x12\x13\n\x0bstart_index\x18\x04 \x01(\x05\x12\x15\n\rballoon_space\x18\x05 \x01(\x05\x12\x0f\n\x07\x62\x61lloon\x18\x06 \x01(\t\x12\x38\n\x06points\x18\x07 \x01(\x0b\x32(.menagerie.v1.PanoramaObservation.Points\"\xcc\x03\n\x0ePanoramaAction\x12/\n\x03\x66ly\x18\x01 \x01(\x0b\x32 .menagerie.v1.PanoramaAction.FlyH\x00\x12\x33\n\x05place\x18\x02 \x01(\x0b\x32\".menagerie.v1.PanoramaAction.PlaceH\x00\x12\x35\n\x06reveal\x18\x03 \x01(\x0b\x32#.menagerie.v1.PanoramaAction.RevealH\x00\x12@\n\x0c\x62\x61lloon_drop\x18\x04 \x01(\x0b\x32(.menagerie.v1.PanoramaAction.BalloonDropH\x00\x12:\n\tgoal_draw\x18\x05 \x01(\x0b\x32%.menagerie.v1.PanoramaAction.GoalDrawH\x00\x1a\x14\n\x03\x46ly\x12\r\n\x05space\x18\x01 \x01(\x05\x1a\x14\n\x05Place\x12\x0b\n\x03\x65nd\x18\x01 \x01(\t\x1a%\n\x06Reveal\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\t\x1a*\n\x0b\x42\x61lloonDrop\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x1a\x18\n\x08GoalDraw\x12\x0c\n\x04goal\x18\x01 \x01(\tB\x06\n\x04kindb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bmenagerie/v1/panorama.proto\x12\x0cmenagerie.v1\"\x95\x06\n\x13PanoramaObservation\x12\x16\n\x0e\x63urrent_player\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x15\n\rpending_space\x18\x03 \x01(\x05\x12\r\n\x05goals\x18\x04 \x03(\t\x12\x12\n\nnum_spaces\x18\x05 \x01(\x05\x12\x13\n\x0btoken_space\x18\x06 \x01(\x05\x12\x12\n\ntoken_face\x18\x07 \x01(\t\x12\x15\n\ractive_player\x18\x08 \x01(\x05\x12\x11\n\theld_tile\x18\t \x01(\t\x12\x18\n\x10unrevealed_tiles\x18\n \x01(\x05\x12\x37\n\x06spaces\x18\x0b \x03(\x0b\x32\'.menagerie.v1.PanoramaObservation.Space\x12\x39\n\x07players\x18\x0c \x03(\x0b\x32(.menagerie.v1.PanoramaObservation.Player\x12\x0e\n\x06scores\x18\r \x03(\x05\x12\x10\n\x03you\x18\x0e \x01(\x05H\x00\x88\x01\x01\x1aH\n\x05Space\x12\r\n\x05space\x18\x01 \x01(\x05\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\x0b\n\x03top\x18\x03 \x01(\t\x12\x14\n\x0c\x62\x61lloon_seat\x18\x04 \x01(\x05\x1a\x95\x01\n\x06Points\x12\x0e\n\x06plains\x18\x01 \x01(\x05\x12\r\n\x05hills\x18\x02 \x01(\x05\x12\x0e\n\x06\x66orest\x18\x03 \x01(\x05\x12\x11\n\tmountains\x18\x04 \x01(\x05\x12\x10\n\x08goal_sky\x18\x05 \x01(\x05\x12\x12\n\ngoal_river\x18\x06 \x01(\x05\x12\x14\n\x0cgoal_terrain\x18\x07 \x01(\x05\x12\r\n\x05total\x18\x08 \x01(\x05\x1a\xaf\x01\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x63olour\x18\x02 \x01(\t\x12\x10\n\x08panorama\x18\x03 \x03(\t\x12\x13\n\x0bstart_index\x18\x04 \x01(\x05\x12\x15\n\rballoon_space\x18\x05 \x01(\x05\x12\x0f\n\x07\x62\x61lloon\x18\x06 \x01(\t\x12\x38\n\x06points\x18\x07 \x01(\x0b\x32(.menagerie.v1.PanoramaObservation.PointsB\x06\n\x04_you\"\xcc\x03\n\x0ePanoramaAction\x12/\n\x03\x66ly\x18\x01 \x01(\x0b\x32 .menagerie.v1.PanoramaAction.FlyH\x00\x12\x33\n\x05place\x18\x02 \x01(\x0b\x32\".menagerie.v1.PanoramaAction.PlaceH\x00\x12\x35\n\x06reveal\x18\x03 \x01(\x0b\x32#.menagerie.v1.PanoramaAction.RevealH\x00\x12@\n\x0c\x62\x61lloon_drop\x18\x04 \x01(\x0b\x32(.menagerie.v1.PanoramaAction.BalloonDropH\x00\x12:\n\tgoal_draw\x18\x05 \x01(\x0b\x32%.menagerie.v1.PanoramaAction.GoalDrawH\x00\x1a\x14\n\x03\x46ly\x12\r\n\x05space\x18\x01 \x01(\x05\x1a\x14\n\x05Place\x12\x0b\n\x03\x65nd\x18\x01 \x01(\t\x1a%\n\x06Reveal\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\t\x1a*\n\x0b\x42\x61lloonDrop\x12\r\n\x05space\x18\x01 \x01(\x05\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x1a\x18\n\x08GoalDraw\x12\x0c\n\x04goal\x18\x01 \x01(\tB\x06\n\x04kindb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,23 +32,23 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'menagerie.v1.panorama_pb2',
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PANORAMAOBSERVATION']._serialized_start=46
-  _globals['_PANORAMAOBSERVATION']._serialized_end=809
-  _globals['_PANORAMAOBSERVATION_SPACE']._serialized_start=407
-  _globals['_PANORAMAOBSERVATION_SPACE']._serialized_end=479
-  _globals['_PANORAMAOBSERVATION_POINTS']._serialized_start=482
-  _globals['_PANORAMAOBSERVATION_POINTS']._serialized_end=631
-  _globals['_PANORAMAOBSERVATION_PLAYER']._serialized_start=634
-  _globals['_PANORAMAOBSERVATION_PLAYER']._serialized_end=809
-  _globals['_PANORAMAACTION']._serialized_start=812
-  _globals['_PANORAMAACTION']._serialized_end=1272
-  _globals['_PANORAMAACTION_FLY']._serialized_start=1113
-  _globals['_PANORAMAACTION_FLY']._serialized_end=1133
-  _globals['_PANORAMAACTION_PLACE']._serialized_start=1135
-  _globals['_PANORAMAACTION_PLACE']._serialized_end=1155
-  _globals['_PANORAMAACTION_REVEAL']._serialized_start=1157
-  _globals['_PANORAMAACTION_REVEAL']._serialized_end=1194
-  _globals['_PANORAMAACTION_BALLOONDROP']._serialized_start=1196
-  _globals['_PANORAMAACTION_BALLOONDROP']._serialized_end=1238
-  _globals['_PANORAMAACTION_GOALDRAW']._serialized_start=1240
-  _globals['_PANORAMAACTION_GOALDRAW']._serialized_end=1264
+  _globals['_PANORAMAOBSERVATION']._serialized_end=835
+  _globals['_PANORAMAOBSERVATION_SPACE']._serialized_start=425
+  _globals['_PANORAMAOBSERVATION_SPACE']._serialized_end=497
+  _globals['_PANORAMAOBSERVATION_POINTS']._serialized_start=500
+  _globals['_PANORAMAOBSERVATION_POINTS']._serialized_end=649
+  _globals['_PANORAMAOBSERVATION_PLAYER']._serialized_start=652
+  _globals['_PANORAMAOBSERVATION_PLAYER']._serialized_end=827
+  _globals['_PANORAMAACTION']._serialized_start=838
+  _globals['_PANORAMAACTION']._serialized_end=1298
+  _globals['_PANORAMAACTION_FLY']._serialized_start=1139
+  _globals['_PANORAMAACTION_FLY']._serialized_end=1159
+  _globals['_PANORAMAACTION_PLACE']._serialized_start=1161
+  _globals['_PANORAMAACTION_PLACE']._serialized_end=1181
+  _globals['_PANORAMAACTION_REVEAL']._serialized_start=1183
+  _globals['_PANORAMAACTION_REVEAL']._serialized_end=1220
+  _globals['_PANORAMAACTION_BALLOONDROP']._serialized_start=1222
+  _globals['_PANORAMAACTION_BALLOONDROP']._serialized_end=1264
+  _globals['_PANORAMAACTION_GOALDRAW']._serialized_start=1266
+  _globals['_PANORAMAACTION_GOALDRAW']._serialized_end=1290
 # @@protoc_insertion_point(module_scope)

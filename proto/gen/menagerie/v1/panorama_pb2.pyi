@@ -169,6 +169,7 @@ class PanoramaObservation(_message.Message):
     SPACES_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
+    YOU_FIELD_NUMBER: _builtins.int
     current_player: _builtins.int
     """current_player is the seat to move, -1 at a chance node, -2 when the game is over."""
     phase: _builtins.str
@@ -187,6 +188,8 @@ class PanoramaObservation(_message.Message):
     """held_tile is the tile held by the active player, or ""."""
     unrevealed_tiles: _builtins.int
     """unrevealed_tiles is the number of tiles not revealed yet."""
+    you: _builtins.int
+    """you is the observing seat; unset (JSON null) for the spectator."""
     @_builtins.property
     def goals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """goals are the goal tokens (sky, river, terrain); "" while undrawn."""
@@ -219,12 +222,15 @@ class PanoramaObservation(_message.Message):
         spaces: _abc.Iterable[Global___PanoramaObservation.Space] | None = ...,
         players: _abc.Iterable[Global___PanoramaObservation.Player] | None = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
+        you: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "you", b"you"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_player", b"active_player", "current_player", b"current_player", "goals", b"goals", "held_tile", b"held_tile", "num_spaces", b"num_spaces", "pending_space", b"pending_space", "phase", b"phase", "players", b"players", "scores", b"scores", "spaces", b"spaces", "token_face", b"token_face", "token_space", b"token_space", "unrevealed_tiles", b"unrevealed_tiles"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "active_player", b"active_player", "current_player", b"current_player", "goals", b"goals", "held_tile", b"held_tile", "num_spaces", b"num_spaces", "pending_space", b"pending_space", "phase", b"phase", "players", b"players", "scores", b"scores", "spaces", b"spaces", "token_face", b"token_face", "token_space", b"token_space", "unrevealed_tiles", b"unrevealed_tiles", "you", b"you"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__you: _TypeAlias = _typing.Literal["you"]  # noqa: Y015
+    _WhichOneofArgType__you: _TypeAlias = _typing.Literal["_you", b"_you"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__you) -> _WhichOneofReturnType__you | None: ...
 
 Global___PanoramaObservation: _TypeAlias = PanoramaObservation  # noqa: Y015
 

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"menagerie/v1/zooloretto_mini.proto\x12\x0cmenagerie.v1\"\x99\x07\n\x19ZoolorettoMiniObservation\x12\x16\n\x0e\x63urrent_player\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\t\x12\r\n\x05round\x18\x03 \x01(\x05\x12\x1a\n\x12round_start_player\x18\x04 \x01(\x05\x12\x12\n\nlast_round\x18\x05 \x01(\x08\x12\x11\n\tbag_count\x18\x06 \x01(\x05\x12\x11\n\tend_count\x18\x07 \x01(\x05\x12\x17\n\x0fremoved_species\x18\x08 \x03(\t\x12\x18\n\x10offspring_supply\x18\t \x03(\t\x12\x13\n\x0bout_of_play\x18\n \x03(\t\x12\x12\n\ndrawn_tile\x18\x0b \x01(\t\x12\x15\n\rbonus_pending\x18\x0c \x01(\x05\x12=\n\x06trucks\x18\r \x03(\x0b\x32-.menagerie.v1.ZoolorettoMiniObservation.Truck\x12?\n\x07players\x18\x0e \x03(\x0b\x32..menagerie.v1.ZoolorettoMiniObservation.Player\x12\x0e\n\x06scores\x18\x0f \x03(\x05\x1a\x46\n\x05Truck\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x02 \x01(\x05\x12\r\n\x05tiles\x18\x03 \x03(\t\x12\x10\n\x08taken_by\x18\x04 \x01(\x05\x1aG\n\tEnclosure\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07species\x18\x02 \x01(\t\x12\r\n\x05tiles\x18\x03 \x03(\t\x12\x0e\n\x06paired\x18\x04 \x03(\t\x1a\x90\x01\n\x05Score\x12\x13\n\x0b\x65nclosure_1\x18\x01 \x01(\x05\x12\x13\n\x0b\x65nclosure_2\x18\x02 \x01(\x05\x12\x13\n\x0b\x65nclosure_3\x18\x03 \x01(\x05\x12\x12\n\nlandscapes\x18\x04 \x01(\x05\x12\x0c\n\x04\x62\x61rn\x18\x05 \x01(\x05\x12\r\n\x05total\x18\x06 \x01(\x05\x12\x17\n\x0flandscape_tiles\x18\x07 \x01(\x05\x1a\xc8\x01\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61\x63tive\x18\x02 \x01(\x08\x12\r\n\x05truck\x18\x03 \x01(\t\x12\x45\n\nenclosures\x18\x04 \x03(\x0b\x32\x31.menagerie.v1.ZoolorettoMiniObservation.Enclosure\x12\x0c\n\x04\x62\x61rn\x18\x05 \x03(\t\x12<\n\x05score\x18\x06 \x01(\x0b\x32-.menagerie.v1.ZoolorettoMiniObservation.Score\"\xd9\x07\n\x14ZoolorettoMiniAction\x12\x37\n\x04\x64raw\x18\x01 \x01(\x0b\x32\'.menagerie.v1.ZoolorettoMiniAction.DrawH\x00\x12\x42\n\ntake_truck\x18\x02 \x01(\x0b\x32,.menagerie.v1.ZoolorettoMiniAction.TakeTruckH\x00\x12\x37\n\x04load\x18\x03 \x01(\x0b\x32\'.menagerie.v1.ZoolorettoMiniAction.LoadH\x00\x12\x39\n\x05place\x18\x04 \x01(\x0b\x32(.menagerie.v1.ZoolorettoMiniAction.PlaceH\x00\x12\x42\n\nbonus_take\x18\x05 \x01(\x0b\x32,.menagerie.v1.ZoolorettoMiniAction.BonusTakeH\x00\x12H\n\rbonus_discard\x18\x06 \x01(\x0b\x32/.menagerie.v1.ZoolorettoMiniAction.BonusDiscardH\x00\x12\x42\n\nbonus_skip\x18\x07 \x01(\x0b\x32,.menagerie.v1.ZoolorettoMiniAction.BonusSkipH\x00\x12J\n\x0eremove_species\x18\x08 \x01(\x0b\x32\x30.menagerie.v1.ZoolorettoMiniAction.RemoveSpeciesH\x00\x12\x46\n\x0cstart_player\x18\t \x01(\x0b\x32..menagerie.v1.ZoolorettoMiniAction.StartPlayerH\x00\x12@\n\tdraw_tile\x18\n \x01(\x0b\x32+.menagerie.v1.ZoolorettoMiniAction.DrawTileH\x00\x1a\x06\n\x04\x44raw\x1a\x1a\n\tTakeTruck\x12\r\n\x05truck\x18\x01 \x01(\t\x1a\x15\n\x04Load\x12\r\n\x05truck\x18\x01 \x01(\t\x1a!\n\x05Place\x12\x0c\n\x04tile\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x1a>\n\tBonusTake\x12\x17\n\tfrom_seat\x18\x01 \x01(\x05R\x04\x66rom\x12\x0c\n\x04tile\x18\x02 \x01(\t\x12\n\n\x02to\x18\x03 \x01(\t\x1a\x1c\n\x0c\x42onusDiscard\x12\x0c\n\x04tile\x18\x01 \x01(\t\x1a\x0b\n\tBonusSkip\x1a \n\rRemoveSpecies\x12\x0f\n\x07species\x18\x01 \x01(\t\x1a\x1b\n\x0bStartPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a\x18\n\x08\x44rawTile\x12\x0c\n\x04tile\x18\x01 \x01(\tB\x06\n\x04kindb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"menagerie/v1/zooloretto_mini.proto\x12\x0cmenagerie.v1\"\xb3\x07\n\x19ZoolorettoMiniObservation\x12\x16\n\x0e\x63urrent_player\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\t\x12\r\n\x05round\x18\x03 \x01(\x05\x12\x1a\n\x12round_start_player\x18\x04 \x01(\x05\x12\x12\n\nlast_round\x18\x05 \x01(\x08\x12\x11\n\tbag_count\x18\x06 \x01(\x05\x12\x11\n\tend_count\x18\x07 \x01(\x05\x12\x17\n\x0fremoved_species\x18\x08 \x03(\t\x12\x18\n\x10offspring_supply\x18\t \x03(\t\x12\x13\n\x0bout_of_play\x18\n \x03(\t\x12\x12\n\ndrawn_tile\x18\x0b \x01(\t\x12\x15\n\rbonus_pending\x18\x0c \x01(\x05\x12=\n\x06trucks\x18\r \x03(\x0b\x32-.menagerie.v1.ZoolorettoMiniObservation.Truck\x12?\n\x07players\x18\x0e \x03(\x0b\x32..menagerie.v1.ZoolorettoMiniObservation.Player\x12\x0e\n\x06scores\x18\x0f \x03(\x05\x12\x10\n\x03you\x18\x10 \x01(\x05H\x00\x88\x01\x01\x1a\x46\n\x05Truck\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x02 \x01(\x05\x12\r\n\x05tiles\x18\x03 \x03(\t\x12\x10\n\x08taken_by\x18\x04 \x01(\x05\x1aG\n\tEnclosure\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07species\x18\x02 \x01(\t\x12\r\n\x05tiles\x18\x03 \x03(\t\x12\x0e\n\x06paired\x18\x04 \x03(\t\x1a\x90\x01\n\x05Score\x12\x13\n\x0b\x65nclosure_1\x18\x01 \x01(\x05\x12\x13\n\x0b\x65nclosure_2\x18\x02 \x01(\x05\x12\x13\n\x0b\x65nclosure_3\x18\x03 \x01(\x05\x12\x12\n\nlandscapes\x18\x04 \x01(\x05\x12\x0c\n\x04\x62\x61rn\x18\x05 \x01(\x05\x12\r\n\x05total\x18\x06 \x01(\x05\x12\x17\n\x0flandscape_tiles\x18\x07 \x01(\x05\x1a\xc8\x01\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61\x63tive\x18\x02 \x01(\x08\x12\r\n\x05truck\x18\x03 \x01(\t\x12\x45\n\nenclosures\x18\x04 \x03(\x0b\x32\x31.menagerie.v1.ZoolorettoMiniObservation.Enclosure\x12\x0c\n\x04\x62\x61rn\x18\x05 \x03(\t\x12<\n\x05score\x18\x06 \x01(\x0b\x32-.menagerie.v1.ZoolorettoMiniObservation.ScoreB\x06\n\x04_you\"\xd9\x07\n\x14ZoolorettoMiniAction\x12\x37\n\x04\x64raw\x18\x01 \x01(\x0b\x32\'.menagerie.v1.ZoolorettoMiniAction.DrawH\x00\x12\x42\n\ntake_truck\x18\x02 \x01(\x0b\x32,.menagerie.v1.ZoolorettoMiniAction.TakeTruckH\x00\x12\x37\n\x04load\x18\x03 \x01(\x0b\x32\'.menagerie.v1.ZoolorettoMiniAction.LoadH\x00\x12\x39\n\x05place\x18\x04 \x01(\x0b\x32(.menagerie.v1.ZoolorettoMiniAction.PlaceH\x00\x12\x42\n\nbonus_take\x18\x05 \x01(\x0b\x32,.menagerie.v1.ZoolorettoMiniAction.BonusTakeH\x00\x12H\n\rbonus_discard\x18\x06 \x01(\x0b\x32/.menagerie.v1.ZoolorettoMiniAction.BonusDiscardH\x00\x12\x42\n\nbonus_skip\x18\x07 \x01(\x0b\x32,.menagerie.v1.ZoolorettoMiniAction.BonusSkipH\x00\x12J\n\x0eremove_species\x18\x08 \x01(\x0b\x32\x30.menagerie.v1.ZoolorettoMiniAction.RemoveSpeciesH\x00\x12\x46\n\x0cstart_player\x18\t \x01(\x0b\x32..menagerie.v1.ZoolorettoMiniAction.StartPlayerH\x00\x12@\n\tdraw_tile\x18\n \x01(\x0b\x32+.menagerie.v1.ZoolorettoMiniAction.DrawTileH\x00\x1a\x06\n\x04\x44raw\x1a\x1a\n\tTakeTruck\x12\r\n\x05truck\x18\x01 \x01(\t\x1a\x15\n\x04Load\x12\r\n\x05truck\x18\x01 \x01(\t\x1a!\n\x05Place\x12\x0c\n\x04tile\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x1a>\n\tBonusTake\x12\x17\n\tfrom_seat\x18\x01 \x01(\x05R\x04\x66rom\x12\x0c\n\x04tile\x18\x02 \x01(\t\x12\n\n\x02to\x18\x03 \x01(\t\x1a\x1c\n\x0c\x42onusDiscard\x12\x0c\n\x04tile\x18\x01 \x01(\t\x1a\x0b\n\tBonusSkip\x1a \n\rRemoveSpecies\x12\x0f\n\x07species\x18\x01 \x01(\t\x1a\x1b\n\x0bStartPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a\x18\n\x08\x44rawTile\x12\x0c\n\x04tile\x18\x01 \x01(\tB\x06\n\x04kindb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,35 +32,35 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'menagerie.v1.zooloretto_min
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ZOOLORETTOMINIOBSERVATION']._serialized_start=53
-  _globals['_ZOOLORETTOMINIOBSERVATION']._serialized_end=974
-  _globals['_ZOOLORETTOMINIOBSERVATION_TRUCK']._serialized_start=481
-  _globals['_ZOOLORETTOMINIOBSERVATION_TRUCK']._serialized_end=551
-  _globals['_ZOOLORETTOMINIOBSERVATION_ENCLOSURE']._serialized_start=553
-  _globals['_ZOOLORETTOMINIOBSERVATION_ENCLOSURE']._serialized_end=624
-  _globals['_ZOOLORETTOMINIOBSERVATION_SCORE']._serialized_start=627
-  _globals['_ZOOLORETTOMINIOBSERVATION_SCORE']._serialized_end=771
-  _globals['_ZOOLORETTOMINIOBSERVATION_PLAYER']._serialized_start=774
-  _globals['_ZOOLORETTOMINIOBSERVATION_PLAYER']._serialized_end=974
-  _globals['_ZOOLORETTOMINIACTION']._serialized_start=977
-  _globals['_ZOOLORETTOMINIACTION']._serialized_end=1962
-  _globals['_ZOOLORETTOMINIACTION_DRAW']._serialized_start=1666
-  _globals['_ZOOLORETTOMINIACTION_DRAW']._serialized_end=1672
-  _globals['_ZOOLORETTOMINIACTION_TAKETRUCK']._serialized_start=1674
-  _globals['_ZOOLORETTOMINIACTION_TAKETRUCK']._serialized_end=1700
-  _globals['_ZOOLORETTOMINIACTION_LOAD']._serialized_start=1702
-  _globals['_ZOOLORETTOMINIACTION_LOAD']._serialized_end=1723
-  _globals['_ZOOLORETTOMINIACTION_PLACE']._serialized_start=1725
-  _globals['_ZOOLORETTOMINIACTION_PLACE']._serialized_end=1758
-  _globals['_ZOOLORETTOMINIACTION_BONUSTAKE']._serialized_start=1760
-  _globals['_ZOOLORETTOMINIACTION_BONUSTAKE']._serialized_end=1822
-  _globals['_ZOOLORETTOMINIACTION_BONUSDISCARD']._serialized_start=1824
-  _globals['_ZOOLORETTOMINIACTION_BONUSDISCARD']._serialized_end=1852
-  _globals['_ZOOLORETTOMINIACTION_BONUSSKIP']._serialized_start=1854
-  _globals['_ZOOLORETTOMINIACTION_BONUSSKIP']._serialized_end=1865
-  _globals['_ZOOLORETTOMINIACTION_REMOVESPECIES']._serialized_start=1867
-  _globals['_ZOOLORETTOMINIACTION_REMOVESPECIES']._serialized_end=1899
-  _globals['_ZOOLORETTOMINIACTION_STARTPLAYER']._serialized_start=1901
-  _globals['_ZOOLORETTOMINIACTION_STARTPLAYER']._serialized_end=1928
-  _globals['_ZOOLORETTOMINIACTION_DRAWTILE']._serialized_start=1930
-  _globals['_ZOOLORETTOMINIACTION_DRAWTILE']._serialized_end=1954
+  _globals['_ZOOLORETTOMINIOBSERVATION']._serialized_end=1000
+  _globals['_ZOOLORETTOMINIOBSERVATION_TRUCK']._serialized_start=499
+  _globals['_ZOOLORETTOMINIOBSERVATION_TRUCK']._serialized_end=569
+  _globals['_ZOOLORETTOMINIOBSERVATION_ENCLOSURE']._serialized_start=571
+  _globals['_ZOOLORETTOMINIOBSERVATION_ENCLOSURE']._serialized_end=642
+  _globals['_ZOOLORETTOMINIOBSERVATION_SCORE']._serialized_start=645
+  _globals['_ZOOLORETTOMINIOBSERVATION_SCORE']._serialized_end=789
+  _globals['_ZOOLORETTOMINIOBSERVATION_PLAYER']._serialized_start=792
+  _globals['_ZOOLORETTOMINIOBSERVATION_PLAYER']._serialized_end=992
+  _globals['_ZOOLORETTOMINIACTION']._serialized_start=1003
+  _globals['_ZOOLORETTOMINIACTION']._serialized_end=1988
+  _globals['_ZOOLORETTOMINIACTION_DRAW']._serialized_start=1692
+  _globals['_ZOOLORETTOMINIACTION_DRAW']._serialized_end=1698
+  _globals['_ZOOLORETTOMINIACTION_TAKETRUCK']._serialized_start=1700
+  _globals['_ZOOLORETTOMINIACTION_TAKETRUCK']._serialized_end=1726
+  _globals['_ZOOLORETTOMINIACTION_LOAD']._serialized_start=1728
+  _globals['_ZOOLORETTOMINIACTION_LOAD']._serialized_end=1749
+  _globals['_ZOOLORETTOMINIACTION_PLACE']._serialized_start=1751
+  _globals['_ZOOLORETTOMINIACTION_PLACE']._serialized_end=1784
+  _globals['_ZOOLORETTOMINIACTION_BONUSTAKE']._serialized_start=1786
+  _globals['_ZOOLORETTOMINIACTION_BONUSTAKE']._serialized_end=1848
+  _globals['_ZOOLORETTOMINIACTION_BONUSDISCARD']._serialized_start=1850
+  _globals['_ZOOLORETTOMINIACTION_BONUSDISCARD']._serialized_end=1878
+  _globals['_ZOOLORETTOMINIACTION_BONUSSKIP']._serialized_start=1880
+  _globals['_ZOOLORETTOMINIACTION_BONUSSKIP']._serialized_end=1891
+  _globals['_ZOOLORETTOMINIACTION_REMOVESPECIES']._serialized_start=1893
+  _globals['_ZOOLORETTOMINIACTION_REMOVESPECIES']._serialized_end=1925
+  _globals['_ZOOLORETTOMINIACTION_STARTPLAYER']._serialized_start=1927
+  _globals['_ZOOLORETTOMINIACTION_STARTPLAYER']._serialized_end=1954
+  _globals['_ZOOLORETTOMINIACTION_DRAWTILE']._serialized_start=1956
+  _globals['_ZOOLORETTOMINIACTION_DRAWTILE']._serialized_end=1980
 # @@protoc_insertion_point(module_scope)

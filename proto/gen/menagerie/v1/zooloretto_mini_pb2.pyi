@@ -204,6 +204,7 @@ class ZoolorettoMiniObservation(_message.Message):
     TRUCKS_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
+    YOU_FIELD_NUMBER: _builtins.int
     current_player: _builtins.int
     """current_player is the seat to move, -1 at a chance node, -2 when the game is over."""
     phase: _builtins.str
@@ -222,6 +223,8 @@ class ZoolorettoMiniObservation(_message.Message):
     """drawn_tile is the tile waiting to be loaded onto a truck, or ""."""
     bonus_pending: _builtins.int
     """bonus_pending is the number of bonus decisions still due this turn."""
+    you: _builtins.int
+    """you is the observing seat; unset (JSON null) for the spectator."""
     @_builtins.property
     def removed_species(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """removed_species are the species taken out at setup (sorted)."""
@@ -264,12 +267,15 @@ class ZoolorettoMiniObservation(_message.Message):
         trucks: _abc.Iterable[Global___ZoolorettoMiniObservation.Truck] | None = ...,
         players: _abc.Iterable[Global___ZoolorettoMiniObservation.Player] | None = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
+        you: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "you", b"you"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bag_count", b"bag_count", "bonus_pending", b"bonus_pending", "current_player", b"current_player", "drawn_tile", b"drawn_tile", "end_count", b"end_count", "last_round", b"last_round", "offspring_supply", b"offspring_supply", "out_of_play", b"out_of_play", "phase", b"phase", "players", b"players", "removed_species", b"removed_species", "round", b"round", "round_start_player", b"round_start_player", "scores", b"scores", "trucks", b"trucks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_you", b"_you", "bag_count", b"bag_count", "bonus_pending", b"bonus_pending", "current_player", b"current_player", "drawn_tile", b"drawn_tile", "end_count", b"end_count", "last_round", b"last_round", "offspring_supply", b"offspring_supply", "out_of_play", b"out_of_play", "phase", b"phase", "players", b"players", "removed_species", b"removed_species", "round", b"round", "round_start_player", b"round_start_player", "scores", b"scores", "trucks", b"trucks", "you", b"you"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__you: _TypeAlias = _typing.Literal["you"]  # noqa: Y015
+    _WhichOneofArgType__you: _TypeAlias = _typing.Literal["_you", b"_you"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__you) -> _WhichOneofReturnType__you | None: ...
 
 Global___ZoolorettoMiniObservation: _TypeAlias = ZoolorettoMiniObservation  # noqa: Y015
 

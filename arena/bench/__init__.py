@@ -1,0 +1,6 @@
+"""Benchmarks, one module per ``arena bench`` command.
+
+``engine`` (random playouts per game), ``grpc`` (the move round trip and load, with its
+client processes in ``grpc_client``), ``arena`` (tournament games/s on Ray) and
+``strength`` (the strength ladder of the reference bots).
+"""

@@ -1,0 +1,50 @@
+"""The ``arena`` app: every command module's commands, registered in one place.
+
+The command modules only define functions (their heavy imports happen when a command
+runs); :data:`app` is put together here by plain imports. ``arena`` (the console script,
+``arena.cli.app:main``) and ``python -m arena.cli`` run :func:`main`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from arena.cli import bench, bot, play, replay, server, tournament
+
+app = typer.Typer(
+    help="Menagerie: play, serve, run tournaments, rate and replay board-game bots.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+bench_app = typer.Typer(help="Benchmarks (engine, grpc, arena, strength); --json for machines.")
+bot_app = typer.Typer(help="Tools for bot authors (`arena bot check COMMAND`).")
+
+app.command("games")(play.games_cmd)
+app.command("play")(play.play_cmd)
+app.command("verify")(play.verify_cmd)
+app.add_typer(bench_app, name="bench")
+bench_app.command("engine")(bench.bench_engine_cmd)
+app.command("tournament")(tournament.tournament_cmd)
+app.command("ratings")(tournament.ratings_cmd)
+app.command("sync")(tournament.sync_cmd)
+bench_app.command("arena")(bench.bench_arena_cmd)
+app.command("serve")(server.serve_cmd)
+bench_app.command("grpc")(bench.bench_grpc_cmd)
+bench_app.command("strength")(bench.bench_strength_cmd)
+app.command("replay")(replay.replay_cmd)
+app.command("stats")(replay.stats_cmd)
+app.command("export")(replay.export_cmd)
+app.command("viewers")(replay.viewers_cmd)
+app.add_typer(bot_app, name="bot")
+bot_app.command("check")(bot.check_cmd)
+
+
+def main() -> None:
+    sys.argv = [sys.argv[0], *play.normalise_show(sys.argv[1:])]
+    app()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,91 @@
+"""``arena bench engine|grpc|arena|strength``: the benchmarks (``--json`` for machines).
+
+Each command imports its benchmark (``arena.bench.<name>``) when it runs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import user_errors
+from arena.errors import UserError
+
+
+@user_errors
+def bench_engine_cmd(
+    game: Annotated[str | None, typer.Option("--game", help="Only this game.")] = None,
+    seconds: Annotated[float, typer.Option("--seconds", help="Time per measurement.")] = 0.3,
+    repeats: Annotated[int, typer.Option("--repeats", help="Measurements (median).")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Random-playout decisions/s and games/s per game and player count."""
+    from arena.bench.engine import run_engine_bench
+
+    run_engine_bench(game, seconds, repeats, as_json)
+
+
+@user_errors
+def bench_grpc_cmd(
+    moves: Annotated[int, typer.Option("--moves", help="Move exchanges to time.")] = 2000,
+    matches: Annotated[
+        int, typer.Option("--matches", help="Concurrent matches of the load test.")
+    ] = 200,
+    think_ms: Annotated[
+        float, typer.Option("--think-ms", help="Bot think time per move in the load test.")
+    ] = 500.0,
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Duration of the load measurement.")
+    ] = 10.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Move round trip (full Zooloretto Mini exchange vs raw 200-byte ping-pong) and load."""
+    from arena.bench.grpc import print_report, run_bench
+
+    if moves < 10 or matches < 1 or seconds <= 0:
+        raise UserError("--moves must be >= 10, --matches >= 1 and --seconds > 0")
+    report = run_bench(moves=moves, matches=matches, think_ms=think_ms, seconds=seconds)
+    if as_json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_report(report)
+
+
+@user_errors
+def bench_arena_cmd(
+    game: Annotated[str | None, typer.Option("--game", help="Game (default: a fast one).")] = None,
+    games: Annotated[int, typer.Option("--games", help="Games per measurement.")] = 3000,
+    bot: Annotated[str, typer.Option("--bot", help="Bot spec of all 5 bots.")] = "random",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Tournament games/s on Ray (1 and 2 workers) vs sequential, and logging overhead."""
+    from arena.bench.arena import run_arena_bench
+
+    run_arena_bench(game, games, as_json, bot)
+
+
+@user_errors
+def bench_strength_cmd(
+    game: Annotated[
+        list[str] | None,
+        typer.Option("--game", help="Game id (repeatable; default every game)."),
+    ] = None,
+    games: Annotated[int, typer.Option("--games", help="Games per game id.")] = 30,
+    seed: Annotated[int, typer.Option("--seed", help="First seed.")] = 1,
+    bot: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bot",
+            help="Bot spec (repeatable; default random, greedy and ismcts at the game's budget).",
+        ),
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Strength ladder: the bots at one table, seats rotated over the same seeds; mean
+    score and win rate with 95% intervals, time per move, whether strictly ordered."""
+    from arena.bench.strength import run_strength
+
+    run_strength(game, bot, games, seed, workers, as_json)

@@ -1,0 +1,70 @@
+"""What the command modules share: user errors, ``--options``, output helpers.
+
+:data:`USER_ERRORS` are the exceptions a command reports as one line (``error: ...``)
+and exit status 2, never a traceback; :func:`user_errors` decorates a command with that.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from rich.console import Console
+
+from arena.errors import UserError
+from arena.match.records import RecordError
+from bots.base import BotSpecError
+from engine import GameConfigError, IllegalActionError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+USER_ERRORS: tuple[type[Exception], ...] = (
+    UserError,  # with ConfigError and JournalLocked
+    GameConfigError,
+    IllegalActionError,
+    BotSpecError,
+    RecordError,
+)
+"""Anything the user got wrong (a flag, a file, a config, a bot spec, a record)."""
+
+TRACKING_HELP = "MLflow tracking URI (default: MLFLOW_TRACKING_URI or sqlite:///mlflow.db)."
+
+
+def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Decorate a CLI command: user errors print ``error: ...`` and exit with status 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except USER_ERRORS as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+
+    return wrapper
+
+
+def parse_options(text: str | None) -> dict[str, object]:
+    """``--options``: game options as a JSON object."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"--options is not valid JSON: {exc.msg} (got {text!r})") from None
+    if not isinstance(value, dict):
+        raise UserError(f"--options must be a JSON object, got {text!r}")
+    return value
+
+
+def warn(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def rich_console() -> Console:
+    """Rich output; when piped, wide enough that tables and titles are not wrapped."""
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 220)

@@ -1,0 +1,164 @@
+"""``arena tournament``, ``arena ratings`` and ``arena sync``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena.cli.common import parse_options, user_errors, warn
+from arena.errors import UserError
+from arena.match.specs import split_bots
+
+
+@user_errors
+def tournament_cmd(
+    config: Annotated[
+        Path | None, typer.Argument(help="Tournament YAML (see examples/tournament.yaml).")
+    ] = None,
+    game: Annotated[str | None, typer.Option("--game", help="Game id.")] = None,
+    bots: Annotated[
+        str | None,
+        typer.Option("--bots", help="Comma-separated bot specs or roster names (B1,B2,...)."),
+    ] = None,
+    players: Annotated[int | None, typer.Option("--players", help="Players per game.")] = None,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", help="Repeats of every group and rotation.")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Tournament seed.")] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", help="Local Ray CPUs (default 2).")
+    ] = None,
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster address (or RAY_ADDRESS).")
+    ] = None,
+    batch_size: Annotated[
+        int | None, typer.Option("--batch-size", help="Games per Ray task (default adaptive).")
+    ] = None,
+    options: Annotated[str | None, typer.Option("--options", help="Game options as JSON.")] = None,
+    move_ms: Annotated[
+        float | None, typer.Option("--move-ms", help="Per-move time limit (ms).")
+    ] = None,
+    on_failure: Annotated[
+        str | None, typer.Option("--on-failure", help="forfeit | random: policy for bad moves.")
+    ] = None,
+    tracking_uri: Annotated[
+        str | None,
+        typer.Option("--tracking-uri", help="MLflow tracking URI (default sqlite:///mlflow.db)."),
+    ] = None,
+    experiment: Annotated[
+        str | None, typer.Option("--experiment", help="MLflow experiment name.")
+    ] = None,
+    tracking: Annotated[
+        bool | None,
+        typer.Option("--tracking/--no-tracking", help="Log to MLflow (default) or not."),
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Tournament name.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Output dir (default tournaments/<id>).")
+    ] = None,
+    leaderboard_every: Annotated[
+        int | None, typer.Option("--leaderboard-every", help="Print the leaderboard every N.")
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Continue the tournament in --out (or of this config)."),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")] = False,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+) -> None:
+    """Run a round-robin tournament on Ray; every game journaled, rated, tracked in MLflow.
+
+    Re-running the same config (or --resume) plays only the games not yet recorded.
+    """
+    from arena.tournament.config import load_config, resume_config
+    from arena.tournament.run import run_tournament
+
+    overrides: dict[str, Any] = {
+        "game": game,
+        "bots": split_bots(bots) if bots is not None else None,
+        "players": players,
+        "rounds": rounds,
+        "seed": seed,
+        "workers": workers,
+        "address": address,
+        "batch_size": batch_size,
+        "options": parse_options(options) if options is not None else None,
+        "move_ms": move_ms,
+        "on_failure": on_failure,
+        "tracking_uri": tracking_uri,
+        "experiment": experiment,
+        "tracking": tracking,
+        "name": name,
+        "out": str(out) if out is not None else None,
+        "leaderboard_every": leaderboard_every,
+    }
+    if resume and config is None and out is not None:
+        cfg = resume_config(out, overrides)
+    else:
+        if config is None and game is None:
+            raise UserError(
+                "give a config file, or --game G --bots B1,B2,... (or --resume --out DIR)"
+            )
+        cfg = load_config(config, overrides)
+        if resume and not (cfg.out_dir() / "journal.jsonl").exists():
+            raise UserError(f"nothing to resume: {cfg.out_dir()} has no journal.jsonl")
+    try:
+        result = run_tournament(cfg, quiet=quiet, progress=False if no_progress else None)
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    if not result.complete:
+        raise SystemExit(1)
+
+
+@user_errors
+def ratings_cmd(
+    source: Annotated[
+        str,
+        typer.Argument(help="MLflow run id, a tournament dir, or a journal/record file."),
+    ],
+    tracking_uri: Annotated[
+        str | None, typer.Option("--tracking-uri", help="MLflow tracking URI.")
+    ] = None,
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", help="Bootstrap resamples for the intervals.")
+    ] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The leaderboard of a tournament: rating ± 95% CI, Elo, games, score, failures.
+
+    Every record is verified first; one that does not replay is left out (named on
+    stderr), as in `arena games/stats/export`.
+    """
+    from arena.replay.sources import load_verified
+    from arena.tournament.leaderboard import make_console, rich_table
+    from arena.tournament.ratings import GameSummary, leaderboard
+
+    loaded = load_verified(source, tracking_uri, warn)
+    label = loaded.label
+    summaries = [GameSummary.of(r) for r in loaded.records]
+    if not summaries:
+        raise UserError(f"{label} holds no game records")
+    rows = leaderboard(summaries, None, bootstrap, seed)
+    if as_json:
+        print(json.dumps([r.to_json() for r in rows], indent=1))
+        return
+    make_console().print(rich_table(rows, f"{label}: {len(summaries)} games"))
+
+
+@user_errors
+def sync_cmd(
+    out_dir: Annotated[Path, typer.Argument(help="The tournament's output dir.")],
+    tracking_uri: Annotated[
+        str | None, typer.Option("--tracking-uri", help="Upload to this store instead.")
+    ] = None,
+) -> None:
+    """Upload to MLflow whatever a tournament's journal has that its run lacks."""
+    from arena.tournament.run import sync_out_dir
+
+    run_id, complete = sync_out_dir(out_dir, tracking_uri)
+    state = "complete" if complete else "incomplete (resume it to play the rest)"
+    print(f"synced {out_dir} to MLflow run {run_id}; the tournament is {state}")

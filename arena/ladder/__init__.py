@@ -1,0 +1,26 @@
+"""The ladder: bot authors submit bots, bots play continuously, ratings persist.
+
+A ladder is one continuous competition of one game at one player count. Bots are
+submitted as versions (a spec, or a content-addressed archive of files), validated, and
+then matched continuously against the field; every counted game updates OpenSkill
+ratings in a database that survives restarts.
+
+```
+models.py        the tables (SQLAlchemy 2 typed models): ladders, bots, versions, matches,
+                 ratings, rating history, leases
+migrations/      Alembic migrations shipped in the package (run in code by db.upgrade)
+db.py            where the database is (ladder.db / $MENAGERIE_LADDER_DB / a URL), SQLite
+                 WAL set-up, schema upgrade
+store.py         LadderStore: every state change in one transaction (exactly-once results,
+                 leases, dead-runner recovery, standings, history, snapshots)
+views.py         the frozen dataclasses the store returns
+errors.py        LadderError and its kinds (one-line user errors)
+submission.py    deterministic content-addressed archives: pack, unpack into a cache
+rating.py        OpenSkill Plackett–Luce updates, forfeits, ordinal, provisional status
+matchmaking.py   the next group of k versions: pure, seeded, with a proved fairness bound
+bench.py         measurements for ``arena bench ladder``
+```
+
+Modules are imported by name (``from arena.ladder.store import LadderStore``): the pure
+ones (rating, matchmaking, submission) do not pull in the database stack.
+"""

@@ -1,0 +1,1079 @@
+"""The ladder store: every state change of a ladder, each one transaction.
+
+:class:`LadderStore` is a repository over the tables of :mod:`arena.ladder.models`. Its
+methods take and return plain frozen dataclasses (never ORM objects), so nothing outside
+this module holds a session. Opening a store brings the schema to the head migration.
+
+**Exactly once.** :meth:`LadderStore.commit_result` locks the match row, counts the result
+only if the match is ``running`` (and, when a lease is given, running under that lease),
+and in the same transaction updates the ratings, writes the rating history and marks the
+match ``done`` with its record location. A second commit of the same match is a no-op
+(``CommitOutcome.duplicate``); a commit for a match that was re-queued or voided in the
+meantime is refused (:class:`StaleMatch`); and the unique (match, version) pair of the
+rating history is the database's own guard behind both.
+
+**Runners and leases.** One runner drives a ladder at a time: it holds the ladder's lease
+(:meth:`acquire_lease`, :meth:`renew`, :meth:`release`); a second holder is refused while
+the lease is live and takes it over once it has expired. Each acquisition gets a fresh
+token; matches are started under it. A new holder calls :meth:`void_running`: matches left
+``running`` under an older token are re-queued (or voided after ``max_attempts``).
+
+**Faults.** A locked (SQLite) or unreachable (PostgreSQL) database is retried with
+exponential back-off a bounded number of times; then :class:`LadderDatabaseError` says so
+in one line, naming the URL without its password. Every operation is safe to retry: a
+transaction either committed whole or not at all (``queue_*`` retried after a commit whose
+acknowledgement was lost could queue one set twice, which only costs games).
+
+**Time** comes from an injectable ``clock`` (aware UTC datetimes), so tests move it.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.ladder import db
+from arena.ladder.errors import (
+    DuplicateError,
+    LadderDatabaseError,
+    LadderError,
+    LeaseHeld,
+    LeaseLost,
+    StaleMatch,
+    StatusError,
+    UnknownBot,
+    UnknownLadder,
+)
+from arena.ladder.matchmaking import (
+    DEFAULT_PLACEMENT_GAMES,
+    Candidate,
+    MatchmakingSettings,
+    duplicate_set,
+    placement_base,
+)
+from arena.ladder.models import (
+    FAILURE_POLICIES,
+    VERSION_KINDS,
+    Bot,
+    BotVersion,
+    Ladder,
+    Lease,
+    Match,
+    Rating,
+    RatingHistory,
+)
+from arena.ladder.rating import (
+    Outcome,
+    OutcomeError,
+    RatingSettings,
+    Skill,
+    ordinal,
+    outcome_of,
+    rate_outcome,
+)
+from arena.ladder.views import (
+    CommitOutcome,
+    HistoryEntry,
+    LadderInfo,
+    LeaseInfo,
+    MatchInfo,
+    Recovery,
+    Snapshot,
+    StandingRow,
+    VersionInfo,
+    ladder_info,
+    lease_info,
+    match_info,
+    version_info,
+)
+
+T = TypeVar("T")
+
+DEFAULT_BROKEN_AFTER = 3
+DEFAULT_MAX_ATTEMPTS = 3
+RECENT_SETS = 50
+"""How many recent sets :meth:`LadderStore.snapshot` reports for pairing recency."""
+
+TRANSITIONS: Mapping[str, frozenset[str]] = {
+    "validating": frozenset({"active", "broken", "retired"}),
+    "active": frozenset({"retired", "broken"}),
+    "broken": frozenset({"active", "retired"}),
+    "retired": frozenset({"active"}),
+}
+"""Allowed version status changes (a status may also be set again, to change its reason)."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _transient(exc: DBAPIError) -> bool:
+    """A lock, a lost connection or a refused one: worth another try."""
+    return isinstance(exc, OperationalError) or bool(exc.connection_invalidated)
+
+
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip().splitlines()
+    return text[0] if text else type(orig).__name__
+
+
+# ---------------------------------------------------------------------------
+# The store
+# ---------------------------------------------------------------------------
+
+
+class LadderStore:
+    """The ladders in one database (see the module docstring)."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        retries: int = 6,
+        backoff_s: float = 0.05,
+        busy_timeout_ms: int = db.SQLITE_BUSY_MS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.url = db.resolve_url(url)
+        self.safe_url = db.safe_url(self.url)
+        self.clock = clock
+        self.retries = max(1, retries)
+        self.backoff_s = backoff_s
+        self._sleep = sleep
+        try:
+            self.engine: Engine = db.make_engine(self.url, busy_timeout_ms=busy_timeout_ms)
+        except Exception as exc:  # a malformed URL, a missing driver
+            raise LadderDatabaseError(
+                f"cannot use the ladder database {self.safe_url}: {exc}"
+            ) from None
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._readers = sessionmaker(
+            self.engine.execution_options(**{db.READ_ONLY: True}), expire_on_commit=False
+        )
+        self._retrying(lambda: db.upgrade(self.engine))
+
+    # -- plumbing ------------------------------------------------------------
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> LadderStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _retrying(self, fn: Callable[[], T]) -> T:
+        delay = self.backoff_s
+        for attempt in range(1, self.retries + 1):
+            try:
+                return fn()
+            except DBAPIError as exc:
+                if not _transient(exc):
+                    raise
+                if attempt == self.retries:
+                    raise LadderDatabaseError(
+                        f"the ladder database {self.safe_url} is locked or unreachable "
+                        f"({attempt} attempts): {_first_line(exc)}"
+                    ) from None
+                self._sleep(delay)
+                delay *= 2
+        raise AssertionError("unreachable")
+
+    def _tx(self, fn: Callable[[Session], T], *, read_only: bool = False) -> T:
+        """Run ``fn`` in one transaction (retried whole on a transient database error).
+        ``read_only``: it only reads (on SQLite it then never waits for a writer)."""
+        sessions = self._readers if read_only else self._sessions
+
+        def once() -> T:
+            with sessions.begin() as session:
+                return fn(session)
+
+        return self._retrying(once)
+
+    def _now(self) -> datetime:
+        now = self.clock()
+        if now.tzinfo is None:
+            raise ValueError("the store's clock must return aware (UTC) datetimes")
+        return now
+
+    @staticmethod
+    def _ladder(session: Session, name: str, *, lock: bool = False) -> Ladder:
+        query = select(Ladder).where(Ladder.name == name)
+        if lock:
+            query = query.with_for_update()
+        row = session.scalars(query).one_or_none()
+        if row is None:
+            known = ", ".join(session.scalars(select(Ladder.name).order_by(Ladder.name))) or "none"
+            raise UnknownLadder(f"no ladder named {name!r} (ladders: {known})")
+        return row
+
+    @staticmethod
+    def _version_row(session: Session, version_id: int, *, lock: bool = False) -> BotVersion:
+        query = select(BotVersion).where(BotVersion.id == version_id)
+        if lock:
+            query = query.with_for_update()
+        row = session.scalars(query).one_or_none()
+        if row is None:
+            raise UnknownBot(f"no bot version with id {version_id}")
+        return row
+
+    def _version_of(self, session: Session, row: BotVersion) -> VersionInfo:
+        bot = session.get_one(Bot, row.bot_id)
+        return version_info(row, bot, session.get_one(Ladder, bot.ladder_id).name)
+
+    # -- ladders -------------------------------------------------------------
+
+    def create_ladder(
+        self,
+        name: str,
+        game: str,
+        players: int,
+        *,
+        options: Mapping[str, Any] | None = None,
+        move_ms: int | None = None,
+        failure_policy: str = "forfeit",
+        rating: RatingSettings | None = None,
+        broken_after: int = DEFAULT_BROKEN_AFTER,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        placement_games: int = DEFAULT_PLACEMENT_GAMES,
+    ) -> LadderInfo:
+        """A new ladder. The game and its options are the caller's to check (the engine)."""
+        name = name.strip()
+        if not name:
+            raise LadderError("a ladder needs a name")
+        if players < 2:
+            raise LadderError(f"a ladder rates games of 2 or more players, not {players}")
+        if failure_policy not in FAILURE_POLICIES:
+            raise LadderError(
+                f"failure policy {failure_policy!r}: expected one of {', '.join(FAILURE_POLICIES)}"
+            )
+        if move_ms is not None and move_ms <= 0:
+            raise LadderError("the move clock must be a positive number of milliseconds")
+        if broken_after < 1 or max_attempts < 1 or placement_games < 0:
+            raise LadderError("broken_after and max_attempts must be >= 1, placement_games >= 0")
+        settings = rating or RatingSettings()
+
+        def tx(session: Session) -> LadderInfo:
+            if session.scalars(select(Ladder.id).where(Ladder.name == name)).first() is not None:
+                raise DuplicateError(f"a ladder named {name!r} already exists")
+            row = Ladder(
+                name=name,
+                game=game,
+                players=players,
+                options=dict(options or {}),
+                move_ms=move_ms,
+                failure_policy=failure_policy,
+                mu=settings.mu,
+                sigma=settings.sigma,
+                beta=settings.beta,
+                tau=settings.tau,
+                provisional_sigma=settings.provisional_sigma,
+                broken_after=broken_after,
+                max_attempts=max_attempts,
+                placement_games=placement_games,
+                created_at=self._now(),
+            )
+            session.add(row)
+            try:
+                session.flush()
+            except IntegrityError:
+                raise DuplicateError(f"a ladder named {name!r} already exists") from None
+            return ladder_info(row)
+
+        return self._tx(tx)
+
+    def ladder(self, name: str) -> LadderInfo:
+        return self._tx(lambda s: ladder_info(self._ladder(s, name)), read_only=True)
+
+    def ladders(self) -> list[LadderInfo]:
+        return self._tx(
+            lambda s: [ladder_info(r) for r in s.scalars(select(Ladder).order_by(Ladder.name))],
+            read_only=True,
+        )
+
+    # -- bots and versions ---------------------------------------------------
+
+    def add_version(
+        self,
+        ladder: str,
+        bot: str,
+        *,
+        owner: str | None = None,
+        spec: str | None = None,
+        archive_sha256: str | None = None,
+        entry: str | None = None,
+        kind: str = "hosted",
+        version: int | None = None,
+        replaces_previous: bool = True,
+        status: str = "validating",
+    ) -> VersionInfo:
+        """A new version of ``bot`` (created with ``owner`` if new): a spec, or an archive
+        with its entry command. Its number is the next one unless ``version`` is given.
+        It starts ``validating`` (or ``active``: trusted specs); when it becomes active,
+        the bot's other active versions are retired unless ``replaces_previous`` is False."""
+        bot = bot.strip()
+        if not bot or "@" in bot:
+            raise LadderError(f"bot name {bot!r}: must be non-empty, without '@'")
+        if kind not in VERSION_KINDS:
+            raise LadderError(f"bot kind {kind!r}: expected one of {', '.join(VERSION_KINDS)}")
+        if kind == "hosted" and (spec is None) == (archive_sha256 is None):
+            raise LadderError("a hosted bot version needs exactly one of a spec or an archive")
+        if archive_sha256 is not None and not (entry and entry.strip()):
+            raise LadderError(
+                "a submitted archive needs an entry command (e.g. --cmd 'python bot.py')"
+            )
+        if status not in ("validating", "active"):
+            raise LadderError(f"a new version starts validating or active, not {status!r}")
+        if version is not None and version < 1:
+            raise LadderError("version numbers start at 1")
+
+        def tx(session: Session) -> VersionInfo:
+            lad = self._ladder(session, ladder)
+            now = self._now()
+            row = session.scalars(
+                select(Bot).where(Bot.ladder_id == lad.id, Bot.name == bot).with_for_update()
+            ).one_or_none()
+            if row is None:
+                row = Bot(ladder_id=lad.id, name=bot, owner=owner or "anonymous", created_at=now)
+                session.add(row)
+                try:
+                    session.flush()
+                except IntegrityError:
+                    raise DuplicateError(
+                        f"bot {bot!r} was just created by another process"
+                    ) from None
+            elif owner is not None and owner != row.owner:
+                raise LadderError(f"bot {bot!r} on ladder {ladder!r} belongs to {row.owner!r}")
+            latest = session.scalar(
+                select(func.max(BotVersion.version)).where(BotVersion.bot_id == row.id)
+            )
+            number = version if version is not None else (latest or 0) + 1
+            if latest is not None and session.scalar(
+                select(BotVersion.id).where(
+                    BotVersion.bot_id == row.id, BotVersion.version == number
+                )
+            ):
+                raise DuplicateError(f"{bot}@{number} already exists on ladder {ladder!r}")
+            new = BotVersion(
+                bot_id=row.id,
+                version=number,
+                kind=kind,
+                spec=spec,
+                archive_sha256=archive_sha256,
+                entry=entry,
+                status="validating",
+                reason=None,
+                replaces_previous=replaces_previous,
+                failures_in_row=0,
+                created_at=now,
+            )
+            session.add(new)
+            try:
+                session.flush()
+            except IntegrityError:
+                raise DuplicateError(
+                    f"{bot}@{number} already exists on ladder {ladder!r}"
+                ) from None
+            session.add(
+                Rating(
+                    ladder_id=lad.id,
+                    version_id=new.id,
+                    mu=lad.mu,
+                    sigma=lad.sigma,
+                    games=0,
+                    games_base=0,
+                    updated_at=now,
+                )
+            )
+            if status == "active":
+                session.flush()
+                self._activate(session, lad, new, row, now)
+            session.flush()
+            return version_info(new, row, lad.name)
+
+        return self._tx(tx)
+
+    def version(self, ladder: str, bot: str, version: int | None = None) -> VersionInfo:
+        """``bot@version`` on ``ladder`` (the latest version if ``version`` is None)."""
+
+        def tx(session: Session) -> VersionInfo:
+            lad = self._ladder(session, ladder)
+            row = session.scalars(
+                select(Bot).where(Bot.ladder_id == lad.id, Bot.name == bot)
+            ).one_or_none()
+            if row is None:
+                known = ", ".join(
+                    session.scalars(
+                        select(Bot.name).where(Bot.ladder_id == lad.id).order_by(Bot.name)
+                    )
+                )
+                raise UnknownBot(f"no bot {bot!r} on ladder {ladder!r} (bots: {known or 'none'})")
+            query = select(BotVersion).where(BotVersion.bot_id == row.id)
+            if version is None:
+                query = query.order_by(BotVersion.version.desc()).limit(1)
+            else:
+                query = query.where(BotVersion.version == version)
+            found = session.scalars(query).first()
+            if found is None:
+                raise UnknownBot(f"bot {bot!r} on ladder {ladder!r} has no version {version}")
+            return version_info(found, row, lad.name)
+
+        return self._tx(tx, read_only=True)
+
+    def version_by_id(self, version_id: int) -> VersionInfo:
+        return self._tx(
+            lambda s: self._version_of(s, self._version_row(s, version_id)), read_only=True
+        )
+
+    def versions(
+        self, ladder: str, *, bot: str | None = None, statuses: Iterable[str] | None = None
+    ) -> list[VersionInfo]:
+        """The versions of a ladder (or of one bot), by bot name and version number."""
+        wanted = None if statuses is None else list(statuses)
+
+        def tx(session: Session) -> list[VersionInfo]:
+            lad = self._ladder(session, ladder)
+            query = (
+                select(BotVersion, Bot)
+                .join(Bot, BotVersion.bot_id == Bot.id)
+                .where(Bot.ladder_id == lad.id)
+                .order_by(Bot.name, BotVersion.version)
+            )
+            if bot is not None:
+                query = query.where(Bot.name == bot)
+            if wanted is not None:
+                query = query.where(BotVersion.status.in_(wanted))
+            return [version_info(v, b, lad.name) for v, b in session.execute(query)]
+
+        return self._tx(tx, read_only=True)
+
+    def set_status(self, version_id: int, status: str, reason: str | None = None) -> VersionInfo:
+        """Move a version to ``status`` (see :data:`TRANSITIONS`) with the reason shown to its
+        author. Becoming active places it (``matchmaking.placement_base``) and retires the
+        bot's other active versions if it replaces them; leaving active voids its queued
+        matches."""
+
+        def tx(session: Session) -> VersionInfo:
+            row = self._version_row(session, version_id, lock=True)
+            bot = session.get_one(Bot, row.bot_id)
+            lad = session.get_one(Ladder, bot.ladder_id)
+            now = self._now()
+            if status != row.status and status not in TRANSITIONS.get(row.status, ()):
+                raise StatusError(
+                    f"{bot.name}@{row.version} is {row.status}: it cannot become {status}"
+                )
+            if status == "active" and row.status != "active":
+                self._activate(session, lad, row, bot, now)
+            elif status in ("retired", "broken") and row.status != status:
+                self._deactivate(session, lad, row, status, reason or status, now)
+            row.status = status
+            row.reason = reason
+            session.flush()
+            return version_info(row, bot, lad.name)
+
+        return self._tx(tx)
+
+    def _activate(
+        self, session: Session, lad: Ladder, row: BotVersion, bot: Bot, now: datetime
+    ) -> None:
+        """``row`` becomes active: placed C games behind the field, replaces its siblings."""
+        if row.replaces_previous:
+            siblings = session.scalars(
+                select(BotVersion).where(
+                    BotVersion.bot_id == bot.id,
+                    BotVersion.id != row.id,
+                    BotVersion.status == "active",
+                )
+            ).all()
+            for old in siblings:
+                self._deactivate(
+                    session, lad, old, "retired", f"replaced by {bot.name}@{row.version}", now
+                )
+                old.status = "retired"
+                old.reason = f"replaced by {bot.name}@{row.version}"
+        field = [c.games for c in self._candidates(session, lad) if c.version_id != row.id]
+        rating = session.get_one(Rating, (lad.id, row.id))
+        floor = placement_base(field, lad.players, _mm_settings(lad))
+        rating.games_base = max(rating.games_base, floor - rating.games)
+        rating.updated_at = now
+        row.status = "active"
+        row.reason = None
+        row.failures_in_row = 0
+
+    def _deactivate(
+        self,
+        session: Session,
+        lad: Ladder,
+        row: BotVersion,
+        status: str,
+        reason: str,
+        now: datetime,
+    ) -> None:
+        """Void the queued matches of a version that leaves matchmaking."""
+        for match in session.scalars(
+            select(Match)
+            .where(Match.ladder_id == lad.id, Match.status == "queued")
+            .with_for_update()
+        ):
+            if row.id in match.seats:
+                match.status = "void"
+                match.finished_at = now
+                match.result = {"void": f"version {row.id} {status}: {reason}"}
+
+    # -- matches -------------------------------------------------------------
+
+    def _check_seats(self, session: Session, lad: Ladder, seats: Sequence[int]) -> None:
+        if len(seats) != lad.players:
+            raise LadderError(f"ladder {lad.name!r} seats {lad.players} bots, not {len(seats)}")
+        if len(set(seats)) != len(seats):
+            raise LadderError(f"a version cannot take two seats of one game: {list(seats)}")
+        rows = session.execute(
+            select(BotVersion.id, BotVersion.status, Bot.ladder_id)
+            .join(Bot, BotVersion.bot_id == Bot.id)
+            .where(BotVersion.id.in_(list(seats)))
+        ).all()
+        found = {r.id: r for r in rows}
+        for v in seats:
+            if v not in found or found[v].ladder_id != lad.id:
+                raise UnknownBot(f"version {v} is not on ladder {lad.name!r}")
+            if found[v].status != "active":
+                raise StatusError(f"version {v} is {found[v].status}, not active")
+
+    def queue_match(
+        self,
+        ladder: str,
+        seats: Sequence[int],
+        seed: int,
+        *,
+        set_key: str | None = None,
+        rotation: int = 0,
+    ) -> MatchInfo:
+        """Queue one game of active versions (``seats``: version ids in seat order)."""
+        return self.queue_set(
+            ladder, seats, seed, rotations=False, set_key=set_key, first=rotation
+        )[0]
+
+    def queue_set(
+        self,
+        ladder: str,
+        group: Sequence[int],
+        seed: int,
+        *,
+        rotations: bool = True,
+        set_key: str | None = None,
+        first: int = 0,
+    ) -> list[MatchInfo]:
+        """Queue a duplicate set: every cyclic seat rotation of ``group`` on one ``seed``."""
+        seats_list = duplicate_set(group) if rotations else [tuple(group)]
+        key = set_key or uuid.uuid4().hex
+
+        def tx(session: Session) -> list[MatchInfo]:
+            lad = self._ladder(session, ladder)
+            self._check_seats(session, lad, list(group))
+            now = self._now()
+            rows = [
+                Match(
+                    ladder_id=lad.id,
+                    seed=int(seed),
+                    seats=[int(v) for v in seats],
+                    set_key=key,
+                    rotation=first + r,
+                    status="queued",
+                    attempts=0,
+                    created_at=now,
+                )
+                for r, seats in enumerate(seats_list)
+            ]
+            session.add_all(rows)
+            session.flush()
+            return [match_info(r) for r in rows]
+
+        return self._tx(tx)
+
+    def match(self, match_id: int) -> MatchInfo:
+        def tx(session: Session) -> MatchInfo:
+            row = session.get(Match, match_id)
+            if row is None:
+                raise UnknownBot(f"no match with id {match_id}")
+            return match_info(row)
+
+        return self._tx(tx, read_only=True)
+
+    def matches(
+        self, ladder: str, *, statuses: Iterable[str] | None = None, limit: int | None = None
+    ) -> list[MatchInfo]:
+        """A ladder's matches, oldest first (the newest ``limit`` if given)."""
+        wanted = None if statuses is None else list(statuses)
+
+        def tx(session: Session) -> list[MatchInfo]:
+            lad = self._ladder(session, ladder)
+            query = select(Match).where(Match.ladder_id == lad.id).order_by(Match.id.desc())
+            if wanted is not None:
+                query = query.where(Match.status.in_(wanted))
+            if limit is not None:
+                query = query.limit(limit)
+            return [match_info(r) for r in reversed(session.scalars(query).all())]
+
+        return self._tx(tx, read_only=True)
+
+    def _live_lease(self, session: Session, lease: LeaseInfo, now: datetime) -> Lease:
+        row = session.scalars(
+            select(Lease).where(Lease.ladder_id == lease.ladder_id).with_for_update()
+        ).one_or_none()
+        if row is None or row.token != lease.token:
+            holder = "nobody" if row is None else row.holder
+            raise LeaseLost(
+                f"the lease on ladder {lease.ladder!r} is no longer ours (held by {holder})"
+            )
+        if row.expires_at <= now:
+            raise LeaseLost(f"the lease on ladder {lease.ladder!r} expired at {row.expires_at}")
+        return row
+
+    def start_match(self, match_id: int, lease: LeaseInfo) -> MatchInfo:
+        """``queued → running`` under ``lease`` (which must be live)."""
+
+        def tx(session: Session) -> MatchInfo:
+            now = self._now()
+            self._live_lease(session, lease, now)
+            row = session.scalars(
+                select(Match).where(Match.id == match_id).with_for_update()
+            ).one_or_none()
+            if row is None:
+                raise UnknownBot(f"no match with id {match_id}")
+            if row.ladder_id != lease.ladder_id:
+                raise LadderError(f"match {match_id} is not on ladder {lease.ladder!r}")
+            if row.status != "queued":
+                raise StatusError(f"match {match_id} is {row.status}, not queued")
+            self._start(row, lease, now)
+            return match_info(row)
+
+        return self._tx(tx)
+
+    @staticmethod
+    def _start(row: Match, lease: LeaseInfo, now: datetime) -> None:
+        row.status = "running"
+        row.attempts += 1
+        row.started_at = now
+        row.lease_token = lease.token
+
+    def claim(self, lease: LeaseInfo, limit: int = 1) -> list[MatchInfo]:
+        """Start up to ``limit`` of the oldest queued matches of the lease's ladder."""
+
+        def tx(session: Session) -> list[MatchInfo]:
+            now = self._now()
+            self._live_lease(session, lease, now)
+            rows = session.scalars(
+                select(Match)
+                .where(Match.ladder_id == lease.ladder_id, Match.status == "queued")
+                .order_by(Match.id)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            ).all()
+            for row in rows:
+                self._start(row, lease, now)
+            return [match_info(r) for r in rows]
+
+        return self._tx(tx)
+
+    def commit_result(
+        self,
+        match_id: int,
+        result: Mapping[str, Any] | Outcome,
+        record_location: str,
+        *,
+        lease: LeaseInfo | None = None,
+    ) -> CommitOutcome:
+        """Count a running match's result exactly once, with its record location.
+
+        ``result``: the game record, or an :class:`Outcome` (or its JSON). In one
+        transaction: the ratings of its seats, their history rows, each seat's failure
+        streak (``broken_after`` in a row → broken, its queued matches voided) and the
+        match (``done``). A repeated commit returns ``counted=False`` and changes nothing;
+        a match that is not running (re-queued or voided since), or runs under another
+        lease than ``lease``, is refused with :class:`StaleMatch`."""
+        if not record_location:
+            raise LadderError("a result needs its record location")
+        try:
+            outcome = result if isinstance(result, Outcome) else outcome_of(result)
+        except OutcomeError as exc:
+            raise LadderError(f"match {match_id}: {exc}") from None
+
+        def tx(session: Session) -> CommitOutcome:
+            row = session.scalars(
+                select(Match).where(Match.id == match_id).with_for_update()
+            ).one_or_none()
+            if row is None:
+                raise UnknownBot(f"no match with id {match_id}")
+            if row.status == "done":
+                return CommitOutcome(match_id, counted=False)
+            if row.status != "running":
+                raise StaleMatch(
+                    f"match {match_id} is {row.status} (its runner's lease was lost): "
+                    "this result is not counted"
+                )
+            if lease is not None and row.lease_token != lease.token:
+                raise StaleMatch(
+                    f"match {match_id} now runs under another lease: this result is not counted"
+                )
+            seats = [int(v) for v in row.seats]
+            if outcome.seats != len(seats):
+                raise LadderError(
+                    f"match {match_id} has {len(seats)} seats, the result {outcome.seats}"
+                )
+            lad = session.get_one(Ladder, row.ladder_id)
+            now = self._now()
+            ratings = {
+                r.version_id: r
+                for r in session.scalars(
+                    select(Rating)
+                    .where(Rating.ladder_id == lad.id, Rating.version_id.in_(seats))
+                    .order_by(Rating.version_id)
+                    .with_for_update()
+                )
+            }
+            before = [Skill(ratings[v].mu, ratings[v].sigma) for v in seats]
+            after = rate_outcome(_settings(lad), before, outcome)
+            ranks = outcome.effective_ranks
+            for seat, v in enumerate(seats):
+                rating = ratings[v]
+                rating.mu, rating.sigma = after[seat].mu, after[seat].sigma
+                rating.games += 1
+                rating.updated_at = now
+                session.add(
+                    RatingHistory(
+                        match_id=row.id,
+                        version_id=v,
+                        seat=seat,
+                        rank=ranks[seat],
+                        forfeited=seat in outcome.forfeited,
+                        mu_before=before[seat].mu,
+                        sigma_before=before[seat].sigma,
+                        mu_after=after[seat].mu,
+                        sigma_after=after[seat].sigma,
+                        created_at=now,
+                    )
+                )
+            broken = self._count_failures(session, lad, seats, outcome, now)
+            row.status = "done"
+            row.result = outcome.to_json()
+            row.record_location = record_location
+            row.finished_at = now
+            session.flush()
+            return CommitOutcome(
+                match_id,
+                counted=True,
+                ratings={v: after[s] for s, v in enumerate(seats)},
+                broken=tuple(broken),
+            )
+
+        return self._tx(tx)
+
+    def _count_failures(
+        self, session: Session, lad: Ladder, seats: list[int], outcome: Outcome, now: datetime
+    ) -> list[int]:
+        """Each seat's failure streak; a version reaching ``broken_after`` is broken."""
+        broken: list[int] = []
+        rows = {
+            r.id: r
+            for r in session.scalars(
+                select(BotVersion)
+                .where(BotVersion.id.in_(seats))
+                .order_by(BotVersion.id)
+                .with_for_update()
+            )
+        }
+        for seat, v in enumerate(seats):
+            version = rows[v]
+            if seat not in outcome.forfeited:
+                version.failures_in_row = 0
+                continue
+            version.failures_in_row += 1
+            if version.failures_in_row >= lad.broken_after and version.status == "active":
+                why = outcome.reasons.get(seat) or "forfeited"
+                reason = f"failed {version.failures_in_row} games in a row (last: {why})"
+                self._deactivate(session, lad, version, "broken", reason, now)
+                version.status = "broken"
+                version.reason = reason
+                broken.append(v)
+        return broken
+
+    def void_match(self, match_id: int, reason: str) -> MatchInfo:
+        """Void a queued or running match (it is never counted)."""
+
+        def tx(session: Session) -> MatchInfo:
+            row = session.scalars(
+                select(Match).where(Match.id == match_id).with_for_update()
+            ).one_or_none()
+            if row is None:
+                raise UnknownBot(f"no match with id {match_id}")
+            if row.status not in ("queued", "running"):
+                raise StatusError(
+                    f"match {match_id} is {row.status}: only queued or running ones are voided"
+                )
+            row.status = "void"
+            row.result = {"void": reason}
+            row.finished_at = self._now()
+            return match_info(row)
+
+        return self._tx(tx)
+
+    def void_running(self, lease: LeaseInfo) -> Recovery:
+        """Take back what a dead runner left running on the lease's ladder: every match
+        running under another token goes back to the queue, or is voided once it has been
+        started ``max_attempts`` times."""
+
+        def tx(session: Session) -> Recovery:
+            now = self._now()
+            self._live_lease(session, lease, now)
+            lad = session.get_one(Ladder, lease.ladder_id)
+            requeued: list[int] = []
+            voided: list[int] = []
+            for row in session.scalars(
+                select(Match)
+                .where(Match.ladder_id == lad.id, Match.status == "running")
+                .order_by(Match.id)
+                .with_for_update()
+            ):
+                if row.lease_token == lease.token:
+                    continue
+                if row.attempts >= lad.max_attempts:
+                    row.status = "void"
+                    row.finished_at = now
+                    row.result = {
+                        "void": f"its runner died {row.attempts} times (max_attempts "
+                        f"{lad.max_attempts})"
+                    }
+                    voided.append(row.id)
+                else:
+                    row.status = "queued"
+                    row.started_at = None
+                    row.lease_token = None
+                    requeued.append(row.id)
+            return Recovery(tuple(requeued), tuple(voided))
+
+        return self._tx(tx)
+
+    # -- leases --------------------------------------------------------------
+
+    def acquire_lease(self, ladder: str, holder: str, ttl_s: float) -> LeaseInfo:
+        """Drive ``ladder`` for ``ttl_s`` seconds (renew before it runs out). Refused with
+        :class:`LeaseHeld` while another holder's lease is live; an expired one is taken
+        over. Every acquisition has a fresh token."""
+        if ttl_s <= 0:
+            raise LadderError("a lease needs a positive time to live")
+
+        def tx(session: Session) -> LeaseInfo:
+            lad = self._ladder(session, ladder)
+            now = self._now()
+            row = session.scalars(
+                select(Lease).where(Lease.ladder_id == lad.id).with_for_update()
+            ).one_or_none()
+            token = uuid.uuid4().hex
+            expires = now + timedelta(seconds=ttl_s)
+            if row is None:
+                row = Lease(
+                    ladder_id=lad.id,
+                    holder=holder,
+                    token=token,
+                    acquired_at=now,
+                    expires_at=expires,
+                )
+                session.add(row)
+                try:
+                    session.flush()
+                except IntegrityError:
+                    raise LeaseHeld(
+                        f"ladder {ladder!r}: another runner took the lease just now"
+                    ) from None
+            elif row.expires_at > now and row.holder != holder:
+                raise LeaseHeld(
+                    f"ladder {ladder!r} is driven by {row.holder} (lease until "
+                    f"{row.expires_at:%Y-%m-%d %H:%M:%S} UTC)"
+                )
+            else:
+                row.holder, row.token = holder, token
+                row.acquired_at, row.expires_at = now, expires
+            return lease_info(row, lad.name)
+
+        return self._tx(tx)
+
+    def renew(self, lease: LeaseInfo, ttl_s: float) -> LeaseInfo:
+        """Extend a lease that is still ours (:class:`LeaseLost` if it was taken over)."""
+
+        def tx(session: Session) -> LeaseInfo:
+            now = self._now()
+            row = session.scalars(
+                select(Lease).where(Lease.ladder_id == lease.ladder_id).with_for_update()
+            ).one_or_none()
+            if row is None or row.token != lease.token:
+                holder = "nobody" if row is None else row.holder
+                raise LeaseLost(f"the lease on ladder {lease.ladder!r} is held by {holder} now")
+            row.expires_at = now + timedelta(seconds=ttl_s)
+            return lease_info(row, lease.ladder)
+
+        return self._tx(tx)
+
+    def release(self, lease: LeaseInfo) -> None:
+        """Give the lease up (a no-op if it is no longer ours)."""
+
+        def tx(session: Session) -> None:
+            row = session.scalars(
+                select(Lease).where(Lease.ladder_id == lease.ladder_id).with_for_update()
+            ).one_or_none()
+            if row is not None and row.token == lease.token:
+                session.delete(row)
+
+        self._tx(tx)
+
+    def lease(self, ladder: str) -> LeaseInfo | None:
+        """The ladder's current lease row (live or expired), if any."""
+
+        def tx(session: Session) -> LeaseInfo | None:
+            lad = self._ladder(session, ladder)
+            row = session.get(Lease, lad.id)
+            return None if row is None else lease_info(row, lad.name)
+
+        return self._tx(tx, read_only=True)
+
+    # -- reading -------------------------------------------------------------
+
+    def standings(self, ladder: str, *, statuses: Iterable[str] = ("active",)) -> list[StandingRow]:
+        """The versions with these statuses, best first: by ordinal ``mu − 3·sigma``, then
+        mu, then name."""
+        wanted = list(statuses)
+
+        def tx(session: Session) -> list[StandingRow]:
+            lad = self._ladder(session, ladder)
+            rows = session.execute(
+                select(Rating, BotVersion, Bot)
+                .join(BotVersion, Rating.version_id == BotVersion.id)
+                .join(Bot, BotVersion.bot_id == Bot.id)
+                .where(Rating.ladder_id == lad.id, BotVersion.status.in_(wanted))
+            )
+            ordered = sorted(
+                rows,
+                key=lambda t: (-ordinal(t[0].mu, t[0].sigma), -t[0].mu, t[2].name, t[1].version),
+            )
+            return [
+                StandingRow(
+                    rank=i,
+                    version_id=v.id,
+                    bot=b.name,
+                    version=v.version,
+                    owner=b.owner,
+                    status=v.status,
+                    mu=r.mu,
+                    sigma=r.sigma,
+                    games=r.games,
+                    provisional=r.sigma > lad.provisional_sigma,
+                )
+                for i, (r, v, b) in enumerate(ordered, 1)
+            ]
+
+        return self._tx(tx, read_only=True)
+
+    def history(self, version_id: int, *, limit: int | None = None) -> list[HistoryEntry]:
+        """A version's counted games with its rating before and after, oldest first (the
+        newest ``limit`` if given)."""
+
+        def tx(session: Session) -> list[HistoryEntry]:
+            self._version_row(session, version_id)
+            query = (
+                select(RatingHistory, Match)
+                .join(Match, RatingHistory.match_id == Match.id)
+                .where(RatingHistory.version_id == version_id)
+                .order_by(RatingHistory.id.desc())
+            )
+            if limit is not None:
+                query = query.limit(limit)
+            rows = list(reversed(session.execute(query).all()))
+            ids = {int(v) for _, m in rows for v in m.seats}
+            labels = {
+                v.id: f"{b.name}@{v.version}"
+                for v, b in session.execute(
+                    select(BotVersion, Bot)
+                    .join(Bot, BotVersion.bot_id == Bot.id)
+                    .where(BotVersion.id.in_(ids))
+                )
+            }
+            return [
+                HistoryEntry(
+                    match_id=m.id,
+                    set_key=m.set_key,
+                    seat=h.seat,
+                    rank=h.rank,
+                    forfeited=h.forfeited,
+                    mu_before=h.mu_before,
+                    sigma_before=h.sigma_before,
+                    mu_after=h.mu_after,
+                    sigma_after=h.sigma_after,
+                    at=h.created_at,
+                    record_location=m.record_location,
+                    opponents=tuple(labels[int(v)] for v in m.seats if int(v) != version_id),
+                )
+                for h, m in rows
+            ]
+
+        return self._tx(tx, read_only=True)
+
+    def _candidates(self, session: Session, lad: Ladder) -> list[Candidate]:
+        in_flight: dict[int, int] = {}
+        for seats in session.scalars(
+            select(Match.seats).where(
+                Match.ladder_id == lad.id, Match.status.in_(("queued", "running"))
+            )
+        ):
+            for v in seats:
+                in_flight[int(v)] = in_flight.get(int(v), 0) + 1
+        rows = session.execute(
+            select(Rating)
+            .join(BotVersion, Rating.version_id == BotVersion.id)
+            .where(Rating.ladder_id == lad.id, BotVersion.status == "active")
+            .order_by(Rating.version_id)
+        ).scalars()
+        return [
+            Candidate(
+                version_id=r.version_id,
+                mu=r.mu,
+                sigma=r.sigma,
+                games=r.games + r.games_base + in_flight.get(r.version_id, 0),
+            )
+            for r in rows
+        ]
+
+    def snapshot(self, ladder: str, *, recent_sets: int = RECENT_SETS) -> Snapshot:
+        """The active versions as matchmaking sees them, and the latest sets' groups."""
+
+        def tx(session: Session) -> Snapshot:
+            lad = self._ladder(session, ladder)
+            firsts = session.scalars(
+                select(Match.seats)
+                .where(Match.ladder_id == lad.id, Match.rotation == 0)
+                .order_by(Match.id.desc())
+                .limit(recent_sets)
+            ).all()
+            return Snapshot(
+                ladder=ladder_info(lad),
+                candidates=tuple(self._candidates(session, lad)),
+                recent=tuple(tuple(int(v) for v in s) for s in reversed(firsts)),
+            )
+
+        return self._tx(tx, read_only=True)
+
+
+def _settings(lad: Ladder) -> RatingSettings:
+    return RatingSettings(lad.mu, lad.sigma, lad.beta, lad.tau, lad.provisional_sigma)
+
+
+def _mm_settings(lad: Ladder) -> MatchmakingSettings:
+    return MatchmakingSettings(placement_games=lad.placement_games)

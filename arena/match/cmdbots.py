@@ -1,0 +1,313 @@
+"""Command bots: ``cmd:<command line>`` seats played by programs over gRPC.
+
+For a match with command bots, :func:`open_bots` starts an embedded game server on
+127.0.0.1 (port 0), opens a table with one credential per ``cmd:`` seat and starts each
+program with::
+
+    <command line> --address 127.0.0.1:PORT --credential SECRET
+
+and the same values in the environment (``MENAGERIE_ADDRESS``, ``MENAGERIE_CREDENTIAL``;
+also ``MENAGERIE_SEAT`` and ``MENAGERIE_GAME``). The program joins with the credential
+(``bots.sdk.main`` does all that), plays its seat and exits after GameOver. A leading
+``python``/``python3`` is the arena's own interpreter, so SDK bots import without an
+activated virtualenv. Programs run in their own process group; stdout is discarded,
+stderr is captured (last 4 KB) into a ``stderr`` event of the record.
+
+The server's move clock applies (the match's ``move_ms`` plus a margin for transport);
+a program that misbehaves is recorded (``illegal``, ``timeout``, ``stall``,
+``disconnect``: exit or closed stream) and, when it forfeits or stalls or disconnects,
+killed. Every program is killed and reaped when the match ends, whatever happens::
+
+    with open_bots(specs, spec, MatchConfig(move_ms=1000)) as session:
+        record = session.play()          # play_match with session.bots; GameOver sent
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, Any
+
+from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match
+from arena.match.specs import command_argv, is_cmd, make_bot
+from bots.base import Bot, BotSpecError
+
+if TYPE_CHECKING:  # the server (grpc) is imported only when a match has command bots
+    from arena.server.app import GameServer
+    from arena.server.hub import ServerConfig
+    from arena.server.seats import RemoteSeat
+    from arena.server.table import Table
+
+STDERR_TAIL = 4096
+"""Bytes of a command bot's stderr kept for the record."""
+
+EXIT_GRACE_S = 2.0
+"""How long a program may take to exit by itself after GameOver before it is killed."""
+
+
+class BotProcess:
+    """One running command bot: its process, stderr tail and how it ended."""
+
+    def __init__(self, seat: int, spec: str, argv: list[str], env: dict[str, str]) -> None:
+        self.seat = seat
+        self.spec = spec
+        self.argv = argv
+        self._tail = bytearray()
+        self._tail_lock = threading.Lock()
+        self.killed_because = ""
+        self._group_killed = False
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise BotSpecError(f"{spec!r}: cannot start {argv[0]!r}: {exc.strerror}") from None
+        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._reader.start()
+
+    def _read_stderr(self) -> None:
+        stream = self.proc.stderr
+        assert stream is not None
+        while True:
+            chunk = stream.read1(4096)  # type: ignore[attr-defined]
+            if not chunk:
+                break
+            with self._tail_lock:
+                self._tail += chunk
+                if len(self._tail) > STDERR_TAIL:
+                    del self._tail[: len(self._tail) - STDERR_TAIL]
+        stream.close()
+
+    def tail(self) -> str:
+        with self._tail_lock:
+            return self._tail.decode("utf-8", "replace")
+
+    def exit_info(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            return "the process is still running"
+        if self.killed_because:
+            return f"killed by the arena ({self.killed_because})"
+        if code < 0:
+            return f"the process died of signal {-code}"
+        return f"the process exited with code {code}"
+
+    def exit_detail(self) -> str:
+        """How the process ended, waiting up to 1 s for it (its stream may close first)."""
+        with suppress(subprocess.TimeoutExpired):
+            self.proc.wait(1.0)
+        if self.proc.poll() is None:
+            return ""
+        self._reader.join(1.0)
+        lines = self.tail().strip().splitlines()
+        last = f"; stderr: {lines[-1][:300]}" if lines else ""
+        return f"{self.exit_info()}{last}"
+
+    def kill(self, because: str) -> None:
+        """Terminate the process group (SIGTERM, then SIGKILL after 1 s) and reap it.
+
+        Children that outlive the bot (same process group) are killed too, once.
+        """
+        if self.proc.poll() is None:
+            self.killed_because = because
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(1.0)
+            except subprocess.TimeoutExpired:
+                with suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5.0)
+        if not self._group_killed:
+            self._group_killed = True
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def reap(self) -> None:
+        self._reader.join(2.0)
+
+
+class BotSession:
+    """The bots of one match (in-process and command bots) and their server table."""
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        config: MatchConfig,
+        bots: list[Bot],
+        table: Table | None = None,
+        server: GameServer | None = None,
+        processes: Sequence[BotProcess] = (),
+    ) -> None:
+        self.spec = spec
+        self.table = table
+        self.server = server
+        self.processes = list(processes)
+        self._bots = bots
+        self._config = config
+        self.finished = False
+
+    @property
+    def bots(self) -> list[Bot]:
+        return self.table.bots if self.table is not None else self._bots
+
+    @property
+    def config(self) -> MatchConfig:
+        """The MatchConfig for play_match (with the server's clock margin if remote)."""
+        return self.table.match_config if self.table is not None else self._config
+
+    def on_step(self, state: Any, player: int, action: Any) -> None:
+        if self.table is not None:
+            self.table.on_step(state, player, action)
+
+    def play(self, on_step: StepHook | None = None) -> dict[str, Any]:
+        """Play the match with ``arena.match.play_match``; returns the finished record.
+
+        Raises MatchAborted if the match could not finish (server shutdown or a crash of
+        the runner, logged); the programs are stopped either way.
+        """
+        if self.table is None:
+            return play_match(self.spec, self._bots, self._config, on_step)
+        from arena.server.hub import drive
+        from arena.server.table import MatchAborted
+
+        record = self.finish(drive(self.table, on_step))
+        if record.get("aborted"):
+            raise MatchAborted(record.get("reason") or "the match was aborted")
+        return record
+
+    def finish(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Send GameOver (if not yet sent), let the programs exit, add their stderr events."""
+        if self.finished:
+            return record
+        self.finished = True
+        table = self.table
+        if table is None:
+            return record
+        if not table.is_over():
+            table.finish(record)
+        deadline = time.monotonic() + EXIT_GRACE_S
+        for p in self.processes:
+            with suppress(subprocess.TimeoutExpired):
+                p.proc.wait(max(0.0, deadline - time.monotonic()))
+            p.kill("still running after the match")  # and whatever it left behind
+        steps = len(record.get("steps", []))
+        for p in self.processes:
+            p.reap()
+            tail = p.tail().strip()
+            if tail:
+                record.setdefault("events", []).append(
+                    {
+                        "step": steps,
+                        "seat": p.seat,
+                        "kind": "stderr",
+                        "reason": f"{p.exit_info()}; last {STDERR_TAIL} bytes of stderr:\n{tail}",
+                    }
+                )
+        if self.server is not None:
+            self.server.release(table)
+        return record
+
+    def close(self, problem: str = "") -> None:
+        """Abort an unfinished match, kill and reap every program."""
+        if self.table is not None and not self.table.is_over():
+            self.table.abort(problem or "the match did not finish", self.table.last_state)
+        for p in self.processes:
+            p.kill("the match ended")
+            p.reap()
+        if self.server is not None and self.table is not None:
+            self.server.release(self.table)
+
+
+def _kill_on_failure(process: BotProcess, policy: str) -> Callable[[str, str], None]:
+    def on_failure(kind: str, reason: str) -> None:
+        if policy == "forfeit" or kind in ("stall", "disconnect"):
+            threading.Thread(target=process.kill, args=(f"{kind}: {reason}",), daemon=True).start()
+
+    return on_failure
+
+
+@contextmanager
+def open_bots(
+    specs: Sequence[str],
+    spec: MatchSpec,
+    config: MatchConfig,
+    *,
+    names: Sequence[str] | None = None,
+    build: Callable[[int, str], Bot] | None = None,
+    server: GameServer | None = None,
+    server_config: ServerConfig | None = None,
+) -> Iterator[BotSession]:
+    """The bots of one match; command bots get an embedded server and their processes.
+
+    ``build(seat, spec)`` makes the in-process bots (default :func:`arena.match.specs.make_bot`);
+    ``names`` label the seats in the record (default: the specs); ``server`` reuses a
+    running GameServer instead of starting one.
+    """
+    specs = [s.strip() for s in specs]
+    if len(specs) != spec.num_players:
+        raise BotSpecError(f"{spec.num_players} seats need {spec.num_players} bot specs")
+    names = list(names or specs)
+    make = build or (lambda _seat, s: make_bot(s))
+    in_process = {s: make(s, text) for s, text in enumerate(specs) if not is_cmd(text)}
+    if len(in_process) == len(specs):
+        yield BotSession(spec, config, [in_process[s] for s in range(len(specs))])
+        return
+    argvs = {s: command_argv(text) for s, text in enumerate(specs) if is_cmd(text)}
+    from arena.server.app import GameServer
+    from arena.server.hub import ServerConfig
+    from arena.server.seats import RemoteSeat
+
+    owned = server is None
+    if server is None:
+        server = GameServer(server_config or ServerConfig())
+        server.start("127.0.0.1", 0)
+    session: BotSession | None = None
+    try:
+        remote = [s in argvs for s in range(len(specs))]
+        table = server.open_table(spec, config, names, remote, in_process)
+        session = BotSession(spec, config, [], table, server)
+        for seat_no, argv in argvs.items():
+            credential = table.credentials[seat_no]
+            env = dict(os.environ)
+            env.update(
+                MENAGERIE_ADDRESS=server.address,
+                MENAGERIE_CREDENTIAL=credential,
+                MENAGERIE_SEAT=str(seat_no),
+                MENAGERIE_GAME=spec.game,
+            )
+            full = [*argv, "--address", server.address, "--credential", credential]
+            process = BotProcess(seat_no, specs[seat_no], full, env)
+            session.processes.append(process)
+            seat = table.seats[seat_no]
+            assert isinstance(seat, RemoteSeat)
+            seat.spec = specs[seat_no]
+            seat.on_failure = _kill_on_failure(process, config.on_failure)
+            seat.disconnect_detail = process.exit_detail
+            threading.Thread(target=_watch_exit, args=(process, seat), daemon=True).start()
+        yield session
+    except BaseException as exc:
+        if session is not None:
+            session.close(f"the match failed: {type(exc).__name__}: {exc}")
+        raise
+    else:
+        session.close()
+    finally:
+        if owned:
+            server.stop(grace_s=0.0)
+
+
+def _watch_exit(process: BotProcess, seat: RemoteSeat) -> None:
+    """When the program exits, its seat is gone for good (a pending turn disconnects)."""
+    process.proc.wait()
+    seat.mark_gone(process.exit_detail())

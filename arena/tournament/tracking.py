@@ -1,0 +1,358 @@
+"""MLflow tracking of a tournament: one run, batched writes, resumable upload.
+
+Only the driver talks to MLflow, and only from one background thread, so a slow or
+unreachable tracking store never holds up the games: the journal is the source of
+truth and MLflow is a copy brought up to date by :meth:`Tracker.tick`, at the end by
+:meth:`Tracker.finish`, and later by ``arena sync`` (or the next run of the tournament).
+
+What a run holds:
+
+- params: the flattened config (``roster.<bot>`` = spec); tags: game, ``format`` (of
+  the records), tournament format and id, code version (``git describe`` or the
+  package version);
+- metrics ``elo/<bot>`` (live Elo) and ``score/<bot>`` (share of pairwise contests won)
+  with step = games completed, every ``every`` games, written with ``log_batch``;
+- artifacts: ``records/part-NNNNN.jsonl`` (the journal in order, ≤ 500 records per part),
+  ``leaderboard.csv|md|html``, ``ratings.json`` (final ratings with intervals),
+  ``elo.png`` (rating over time), ``config.yaml`` and ``replays/*.html`` (self-contained
+  replays of a sample of games: each bot's losses, games with failures).
+
+What has been uploaded is kept in ``tracking.json`` next to the journal (per tracking
+URI): the run id, how many journal records went into how many parts and the last
+metric step. A part is always journal records ``[k*…]`` in journal order, so uploading
+one again after a crash rewrites the same file with the same content: no record is
+ever in MLflow twice.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from arena.match.records import FORMAT
+from arena.tournament.config import TournamentConfig
+from arena.tournament.journal import Journal
+
+if TYPE_CHECKING:
+    from arena.tournament.ratings import Point
+
+PART_SIZE = 500
+RETRY_OFFLINE_SECONDS = 30.0
+TICK_SECONDS = 2.0
+
+# A tracking server that is down must not stall the driver for minutes of retries.
+os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
+os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1")
+os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "20")
+
+
+def default_tracking_uri() -> str:
+    """``MLFLOW_TRACKING_URI`` if set, else the SQLite file ``mlflow.db`` in the cwd."""
+    return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{Path.cwd() / 'mlflow.db'}"
+
+
+def artifact_location(uri: str) -> str | None:
+    """For a SQLite store, ``mlartifacts/`` next to the database file; else the store's."""
+    if uri.startswith("sqlite:///"):
+        db = Path(uri[len("sqlite:///") :])
+        if not db.is_absolute():
+            db = Path.cwd() / db
+        return (db.parent / "mlartifacts").as_uri()
+    return None
+
+
+def code_version() -> str:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--tags"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        )
+        if out.stdout.strip():
+            return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        from importlib.metadata import version
+
+        return version("menagerie")
+    except Exception:
+        return "unknown"
+
+
+def metric_key(kind: str, bot: str) -> str:
+    return f"{kind}/{bot}"
+
+
+class SyncState:
+    """``tracking.json``: what has reached which tracking store."""
+
+    def __init__(self, path: Path, uri: str) -> None:
+        self.path = path
+        self.uri = uri
+        self.all: dict[str, Any] = {}
+        if path.exists():
+            try:
+                self.all = json.loads(path.read_text())
+            except (OSError, ValueError):
+                self.all = {}
+        self.data: dict[str, Any] = self.all.setdefault(
+            uri, {"run_id": None, "uploaded": 0, "parts": 0, "metrics_step": 0}
+        )
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.all, indent=1))
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+
+class Tracker:
+    """The driver's MLflow writer (all MLflow calls run in one background thread)."""
+
+    def __init__(
+        self,
+        cfg: TournamentConfig,
+        out_dir: Path,
+        journal: Journal,
+        log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+    ) -> None:
+        self.cfg = cfg
+        self.uri = cfg.tracking_uri or default_tracking_uri()
+        self.out_dir = out_dir
+        self.journal = journal
+        self.state = SyncState(out_dir / "tracking.json", self.uri)
+        self.log = log
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mlflow")
+        self._future: concurrent.futures.Future[None] | None = None
+        self._request: tuple[int, list[Point], bool] | None = None
+        self._lock = threading.Lock()
+        self._serving = False
+        self._last_tick = 0.0
+        self._client: Any = None
+        self.offline_since: float | None = None
+        self.last_error: str | None = None
+        self.busy_seconds = 0.0
+        self.driver_seconds = 0.0
+
+    @property
+    def run_id(self) -> str | None:
+        rid: str | None = self.state.data.get("run_id")
+        return rid
+
+    @property
+    def online(self) -> bool:
+        return self.offline_since is None
+
+    # -- driver side ---------------------------------------------------------------
+
+    def tick(self, points: Sequence[Point], force: bool = False, final: bool = False) -> None:
+        """Bring MLflow up to date in the background, at most every TICK_SECONDS.
+
+        A request made while an upload is running is picked up by that upload's thread
+        as soon as it is done (only the newest request counts). ``final``: upload the
+        last, partial part of the records too."""
+        t0 = time.perf_counter()
+        now = time.monotonic()
+        recent = now - self._last_tick < TICK_SECONDS
+        offline = (
+            self.offline_since is not None and now - self.offline_since < RETRY_OFFLINE_SECONDS
+        )
+        if force or not (recent or offline):
+            self._last_tick = now
+            with self._lock:
+                self._request = (self.journal.durable, list(points), final)
+                if not self._serving:
+                    self._serving = True
+                    self._future = self._pool.submit(self._serve)
+        self.driver_seconds += time.perf_counter() - t0
+
+    def _serve(self) -> None:
+        while True:
+            with self._lock:
+                request, self._request = self._request, None
+                if request is None:
+                    self._serving = False
+                    return
+            self._guarded(self._sync, *request)
+            if not self.online:  # retried by a tick after RETRY_OFFLINE_SECONDS
+                with self._lock:
+                    self._serving = False
+                return
+
+    def wait(self, timeout: float | None = None) -> None:
+        if self._future is not None:
+            concurrent.futures.wait([self._future], timeout=timeout)
+
+    def finish(
+        self,
+        points: Sequence[Point],
+        artifacts: Sequence[Path],
+        complete: bool,
+        timeout: float | None = None,
+    ) -> bool:
+        """Final upload: every record, the metrics, the artifacts; True if all is in MLflow."""
+        self.wait()
+        self.offline_since = None
+        done = self._pool.submit(
+            self._guarded, self._final, self.journal.durable, points, artifacts, complete
+        )
+        concurrent.futures.wait([done], timeout=timeout)
+        self._pool.shutdown(wait=False)
+        return done.done() and self.online
+
+    def sync_now(self, points: Sequence[Point], artifacts: Sequence[Path], complete: bool) -> bool:
+        """Everything, synchronously (``arena sync``)."""
+        self._guarded(self._final, self.journal.durable, points, artifacts, complete)
+        return self.online
+
+    # -- the MLflow thread -----------------------------------------------------------
+
+    def _guarded(self, fn: Callable[..., None], *args: Any) -> None:
+        t0 = time.perf_counter()
+        try:
+            fn(*args)
+            if self.offline_since is not None:
+                self.log("MLflow is reachable again; uploading what is missing")
+            self.offline_since = None
+        except Exception as exc:
+            msg = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            if self.offline_since is None:
+                self.log(
+                    f"warning: MLflow at {self.uri} is unreachable ({msg[:200]}); "
+                    "the tournament goes on with the journal"
+                )
+            self.offline_since = time.monotonic()
+            self.last_error = msg
+            self._client = None
+        finally:
+            self.busy_seconds += time.perf_counter() - t0
+
+    def _connect(self) -> Any:
+        from mlflow import MlflowClient
+        from mlflow.entities import RunStatus
+
+        if self._client is not None:
+            return self._client
+        client = MlflowClient(tracking_uri=self.uri)
+        cfg = self.cfg
+        exp = client.get_experiment_by_name(cfg.experiment)
+        if exp is None:
+            exp_id = client.create_experiment(
+                cfg.experiment, artifact_location=artifact_location(self.uri)
+            )
+        else:
+            exp_id = exp.experiment_id
+        run = None
+        if self.run_id:
+            try:
+                run = client.get_run(self.run_id)
+                if run.info.lifecycle_stage != "active":
+                    run = None
+            except Exception as exc:
+                if "RESOURCE_DOES_NOT_EXIST" not in str(exc) and "not found" not in str(exc):
+                    raise
+                run = None
+        if run is None:
+            run = client.create_run(
+                exp_id,
+                run_name=cfg.tournament_id,
+                tags={
+                    "game": cfg.game,
+                    "format": FORMAT,
+                    "tournament_format": "round robin, every seat rotation on a shared seed",
+                    "tournament_id": cfg.tournament_id,
+                    "code_version": code_version(),
+                    "players": str(cfg.num_players),
+                },
+            )
+            self.state.data.update(
+                {"run_id": run.info.run_id, "uploaded": 0, "parts": 0, "metrics_step": 0}
+            )
+            self.state.save()
+        elif run.info.status != RunStatus.to_string(RunStatus.RUNNING):
+            client.update_run(run.info.run_id, status="RUNNING")
+        self._log_params(client, run)
+        self._client = client
+        return client
+
+    def _log_params(self, client: Any, run: Any) -> None:
+        from mlflow.entities import Param, RunTag
+
+        have: dict[str, str] = dict(run.data.params)
+        new = [Param(k, v[:6000]) for k, v in self.cfg.flat().items() if k not in have]
+        changed = [
+            RunTag(f"changed.{k}", v[:5000])
+            for k, v in self.cfg.flat().items()
+            if k in have and have[k] != v[:6000]
+        ]
+        for i in range(0, len(new), 100):
+            client.log_batch(run.info.run_id, params=new[i : i + 100])
+        if changed:
+            client.log_batch(run.info.run_id, tags=changed)
+
+    def _sync(self, journal_len: int, points: Sequence[Point], final: bool = False) -> None:
+        client = self._connect()
+        run_id = self.run_id
+        self._log_metrics(client, run_id, points)
+        st = self.state.data
+        while journal_len - st["uploaded"] >= PART_SIZE or (final and journal_len > st["uploaded"]):
+            stop = min(st["uploaded"] + PART_SIZE, journal_len)
+            lines = self.journal.lines(st["uploaded"], stop)
+            with tempfile.TemporaryDirectory(prefix="mnr-part-") as tmp:
+                part = Path(tmp) / f"part-{st['parts']:05d}.jsonl"
+                part.write_bytes(b"".join(lines))
+                client.log_artifact(run_id, str(part), "records")
+            st["uploaded"] = stop
+            st["parts"] += 1
+            self.state.save()
+
+    def _log_metrics(self, client: Any, run_id: str | None, points: Sequence[Point]) -> None:
+        from mlflow.entities import Metric
+
+        st = self.state.data
+        todo = [p for p in points if p[0] > st["metrics_step"]]
+        if not todo:
+            return
+        ts = int(time.time() * 1000)
+        metrics: list[Metric] = []
+        for step, elo, score in todo:
+            for bot, value in elo.items():
+                metrics.append(Metric(metric_key("elo", bot), round(value, 3), ts, step))
+            for bot, value in score.items():
+                metrics.append(Metric(metric_key("score", bot), round(value, 5), ts, step))
+        for i in range(0, len(metrics), 1000):
+            client.log_batch(run_id, metrics=metrics[i : i + 1000])
+        st["metrics_step"] = todo[-1][0]
+        self.state.save()
+
+    def _final(
+        self,
+        journal_len: int,
+        points: Sequence[Point],
+        artifacts: Sequence[Path],
+        complete: bool,
+    ) -> None:
+        self._sync(journal_len, points, final=True)
+        client = self._client
+        for path in artifacts:
+            if path.is_dir():
+                client.log_artifacts(self.run_id, str(path), path.name)
+            elif path.exists():
+                client.log_artifact(self.run_id, str(path))
+        client.set_tag(self.run_id, "games", str(journal_len))
+        client.set_terminated(self.run_id, "FINISHED" if complete else "KILLED")
