@@ -4,6 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
+# pytest-xdist: one worker per core; tests that share a session fixture, a build or a
+# port carry @pytest.mark.xdist_group (tests/conftest.py), and loadgroup keeps each group
+# on one worker. `make pytest XDIST=-n0` runs serially.
+XDIST ?= -n auto --dist loadgroup
+PYTEST := $(BIN)/python -m pytest $(XDIST) --doctest-modules engine bots arena wire tests
+# The edit loop's tier: no Chromium, no Node/Go builds, no Ray/MLflow/server processes,
+# nothing slow (markers registered in pyproject.toml).
+FAST := not browser and not toolchain and not server and not slow
 
 # System packages some tests need (Debian): headless Chromium for the replay viewer's
 # browser test, Go + protoc for the Go example bot. Node.js 20 comes with the machine.
@@ -13,9 +21,10 @@ APT_PACKAGES := chromium chromium-driver fonts-dejavu-core golang-go golang-goog
 	protoc-gen-go-grpc protobuf-compiler postgresql
 SYSTEM_TOOLS := chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm pg_ctlcluster
 
-.PHONY: demo test lint typecheck pytest venv clean proto proto-baseline proto-check system-deps
+.PHONY: demo test test-fast test-under-load lint format typecheck pytest venv clean proto \
+	proto-baseline proto-check system-deps help
 
-venv: $(STAMP)
+venv: $(STAMP) ## Create .venv with the project and its dev tools (again when pyproject.toml changes)
 
 # (Re)build the virtual environment whenever pyproject.toml changes.
 $(STAMP): pyproject.toml
@@ -24,14 +33,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+help: ## List the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
+
+demo: $(STAMP) ## A small tournament end to end (demo-out/, mlflow.db)
 	$(BIN)/python -m arena.demo
 
-test: system-deps lint typecheck proto-check pytest
+test: system-deps lint typecheck proto-check pytest ## Everything CI checks: system deps, lint, types, proto, all tests (parallel)
+
+test-fast: $(STAMP) ## The edit loop: unit tests and doctests, no browser/toolchain/server/slow tests
+	$(PYTEST) -m "$(FAST)" $(PYTEST_ARGS)
+
+test-under-load: ## `make test` with two CPU-burning processes alongside (a busy CI machine)
+	.ci/under-load $(MAKE) test
 
 # Installs the Debian packages above when a tool is missing (as root; otherwise it
 # prints the command, and the tests that need the tool fail naming it).
-system-deps:
+system-deps: ## Install the Debian packages some tests need, when missing (as root)
 	@missing=""; for t in $(SYSTEM_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	echo "missing:$$missing"; \
@@ -39,7 +58,7 @@ system-deps:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PACKAGES); \
 	else echo "run as root: apt-get update && apt-get install -y $(APT_PACKAGES)"; fi
 
-lint: $(STAMP)
+lint: $(STAMP) ## ruff check, ruff format --check, buf lint and buf breaking
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/buf lint proto
@@ -48,22 +67,26 @@ lint: $(STAMP)
 # The released wire contract that `buf breaking` compares against (a buf image, checked in):
 # a CI clone has no earlier branch to compare with. Refresh it only when releasing.
 PROTO_BASELINE := proto/baseline/menagerie-v1.binpb
-proto-baseline: $(STAMP)
+proto-baseline: $(STAMP) ## Refresh the released wire contract buf breaking compares with (releases only)
 	$(BIN)/buf build proto -o $(PROTO_BASELINE)
 
 # The generated Python code of the wire contract (proto/gen, checked in).
-proto: $(STAMP)
+proto: $(STAMP) ## Regenerate proto/gen from proto/
 	$(BIN)/python proto/generate.py
 
 # Fails when proto/gen is stale (regenerates into a temporary folder and compares).
-proto-check: $(STAMP)
+proto-check: $(STAMP) ## Fail when proto/gen is stale
 	$(BIN)/python proto/generate.py --check
 
-typecheck: $(STAMP)
+format: $(STAMP) ## ruff format and ruff check --fix
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: $(STAMP) ## mypy
 	$(BIN)/mypy
 
-pytest: $(STAMP)
-	$(BIN)/python -m pytest --doctest-modules engine bots arena wire tests $(PYTEST_ARGS)
+pytest: $(STAMP) ## All tests and doctests, on pytest-xdist workers (PYTEST_ARGS=... to add options)
+	$(PYTEST) --durations=10 $(PYTEST_ARGS)
 
-clean:
+clean: ## Remove .venv, demo output and caches
 	rm -rf $(VENV) demo-out .mypy_cache .ruff_cache .pytest_cache

@@ -3,40 +3,35 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena.match.records import read_records, verify_record
 
 
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120
-    )
-
-
-def test_games_lists_every_registered_game_with_options() -> None:
+def test_games_lists_every_registered_game_with_options(run_cli: Any) -> None:
     from engine import GAMES
 
-    out = arena("games").stdout
+    out = run_cli("games").stdout
     for game in GAMES.values():
         assert game.id in out
         for key in game.option_specs:
             assert key in out
-    data = json.loads(arena("games", "--json").stdout)
+    data = json.loads(run_cli("games", "--json").stdout)
     assert {g["id"] for g in data} == set(GAMES)
     dziobaki = next(g for g in data if g["id"] == "dziobaki")
     assert dziobaki["options"]["board_side"]["accepts"] == '"A" | "B"'
     assert """--options '{"board_side": "A"}'""" in out  # the form `play --options` takes
 
 
-def test_play_writes_a_record_that_verifies_and_is_reproducible(tmp_path: Path) -> None:
+def test_play_writes_a_record_that_verifies_and_is_reproducible(
+    tmp_path: Path, run_cli: Any
+) -> None:
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for path in (a, b):
-        proc = arena(
+        proc = run_cli(
             "play",
             "zooloretto_mini",
             "--players",
@@ -48,17 +43,17 @@ def test_play_writes_a_record_that_verifies_and_is_reproducible(tmp_path: Path) 
             "--record",
             str(path),
         )
-        assert proc.returncode == 0, proc.stderr
+        assert proc.exit_code == 0, proc.stderr
     ra, rb = next(read_records(a)), next(read_records(b))
     assert [s["action"] for s in ra["steps"]] == [s["action"] for s in rb["steps"]]
     assert ra["digest"] == rb["digest"]
     assert verify_record(ra).ok
-    proc = arena("verify", str(a))
-    assert proc.returncode == 0 and "1 of 1 record(s) verified" in proc.stdout
+    proc = run_cli("verify", str(a))
+    assert proc.exit_code == 0 and "1 of 1 record(s) verified" in proc.stdout
 
 
-def test_show_renders_each_step_from_a_seat(tmp_path: Path) -> None:
-    proc = arena(
+def test_show_renders_each_step_from_a_seat(tmp_path: Path, run_cli: Any) -> None:
+    proc = run_cli(
         "play",
         "zooloretto_mini",
         "--players",
@@ -70,15 +65,15 @@ def test_show_renders_each_step_from_a_seat(tmp_path: Path) -> None:
         "--show",
         "1",
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert proc.stdout.count("--- step ") > 50
     assert "seat 0" in proc.stdout and "T1" in proc.stdout
 
 
-def test_verify_names_the_step_of_a_tampered_record(tmp_path: Path) -> None:
+def test_verify_names_the_step_of_a_tampered_record(tmp_path: Path, run_cli: Any) -> None:
     path = tmp_path / "g.json"
     assert (
-        arena(
+        run_cli(
             "play",
             "zooloretto_mini",
             "--players",
@@ -89,7 +84,7 @@ def test_verify_names_the_step_of_a_tampered_record(tmp_path: Path) -> None:
             "5",
             "--record",
             str(path),
-        ).returncode
+        ).exit_code
         == 0
     )
     record = json.loads(path.read_text())
@@ -109,8 +104,8 @@ def test_verify_names_the_step_of_a_tampered_record(tmp_path: Path) -> None:
         state.apply(action)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(record))
-    proc = arena("verify", str(bad))
-    assert proc.returncode == 1
+    proc = run_cli("verify", str(bad))
+    assert proc.exit_code == 1
     assert "FAIL" in proc.stdout and "step" in proc.stdout
     assert not verify_record(record).ok
 
@@ -156,17 +151,17 @@ def test_verify_names_the_step_of_a_tampered_record(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_user_errors_are_one_clear_line(args: list[str], message: str) -> None:
-    proc = arena(*args)
-    assert proc.returncode == 2
+def test_user_errors_are_one_clear_line(args: list[str], message: str, run_cli: Any) -> None:
+    proc = run_cli(*args)
+    assert proc.exit_code == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
-def test_corrupt_and_truncated_records_are_reported(tmp_path: Path) -> None:
+def test_corrupt_and_truncated_records_are_reported(tmp_path: Path, run_cli: Any) -> None:
     path = tmp_path / "g.json"
     assert (
-        arena(
+        run_cli(
             "play",
             "zooloretto_mini",
             "--players",
@@ -177,28 +172,28 @@ def test_corrupt_and_truncated_records_are_reported(tmp_path: Path) -> None:
             "2",
             "--record",
             str(path),
-        ).returncode
+        ).exit_code
         == 0
     )
     truncated = tmp_path / "truncated.json"
     truncated.write_text(path.read_text()[:2000])
-    proc = arena("verify", str(truncated))
-    assert proc.returncode == 2 and "truncated or corrupt" in proc.stderr
+    proc = run_cli("verify", str(truncated))
+    assert proc.exit_code == 2 and "truncated or corrupt" in proc.stderr
     assert "Traceback" not in proc.stderr
     record = json.loads(path.read_text())
     record["steps"][5]["action"] = {"kind": "teleport"}
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps(record))
-    proc = arena("verify", str(broken))
-    assert proc.returncode == 1 and "step 6" in proc.stdout and "unknown action kind" in proc.stdout
+    proc = run_cli("verify", str(broken))
+    assert proc.exit_code == 1 and "step 6" in proc.stdout and "unknown action kind" in proc.stdout
     missing = tmp_path / "missing.json"
     missing.write_text(json.dumps({"format": "menagerie.record/1"}))
-    proc = arena("verify", str(missing))
-    assert proc.returncode == 2 and "missing field" in proc.stderr
+    proc = run_cli("verify", str(missing))
+    assert proc.exit_code == 2 and "missing field" in proc.stderr
 
 
-def test_bench_engine_reports_every_player_count() -> None:
-    proc = arena(
+def test_bench_engine_reports_every_player_count(run_cli: Any) -> None:
+    proc = run_cli(
         "bench",
         "engine",
         "--game",
@@ -209,7 +204,7 @@ def test_bench_engine_reports_every_player_count() -> None:
         "1",
         "--json",
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     rows = json.loads(proc.stdout)
     assert [r["players"] for r in rows] == [2, 3, 4, 5]
     assert all(r["decisions_per_s"] > 0 and r["trivial_ratio"] > 0 for r in rows)

@@ -55,10 +55,38 @@ class PidBot:
         hold = self.dir / "hold"
         if hold.exists():
             (self.dir / f"busy-{os.getpid()}").touch()
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 600  # only if a test forgets to remove the file
             while hold.exists() and time.monotonic() < deadline:
                 time.sleep(0.01)
         time.sleep(self.seconds)
+        return turn.rng.randrange(len(turn.legal))
+
+
+class GatedRandom:
+    """Random; logs its pid in ``<dir>/games.log`` when built (once per game played).
+
+    From the ``after``-th game on (counted in that log, over every worker process), its
+    decisions wait while a file ``<dir>/gate`` exists: a tournament with this bot makes
+    progress up to that point and then surely stops short of its end until the gate
+    goes (a test kills its driver there, with no race against the driver finishing).
+    """
+
+    name = "gated-random"
+    version = "1"
+    after = 12
+
+    def __init__(self, dir: str) -> None:
+        self.dir = Path(dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / "games.log", "a") as log:
+            log.write(f"{os.getpid()}\n")
+        self.gated = len((self.dir / "games.log").read_text().split()) >= self.after
+
+    def choose(self, turn: Turn) -> int:
+        if self.gated:
+            deadline = time.monotonic() + 600  # only if a test forgets to open the gate
+            while (self.dir / "gate").exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
         return turn.rng.randrange(len(turn.legal))
 
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from typing import Any
 
 
-def test_bench_strength_json() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "bench", "strength", "--game", "dziobaki",
-         "--games", "2", "--bot", "random", "--bot", "greedy", "--seed", "3", "--json"],
-        capture_output=True, text=True, timeout=300,
+def test_bench_strength_json(run_cli: Any) -> None:
+    proc = run_cli(
+        "bench", "strength", "--game", "dziobaki", "--games", "2", "--bot", "random",
+        "--bot", "greedy", "--seed", "3", "--json",
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert (report["seed"], report["games"], list(report["results"])) == (3, 2, ["dziobaki"])
     rows = report["results"]["dziobaki"]["rows"]
@@ -23,9 +21,6 @@ def test_bench_strength_json() -> None:
         assert 0 < row["ms_per_move"] <= row["max_ms"] and row["p99_ms"] <= row["max_ms"]
 
 
-def test_bench_strength_names_an_unknown_game() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "bench", "strength", "--game", "chess"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert proc.returncode == 2 and "unknown game(s) ['chess']" in proc.stderr
+def test_bench_strength_names_an_unknown_game(run_cli: Any) -> None:
+    proc = run_cli("bench", "strength", "--game", "chess")
+    assert proc.exit_code == 2 and "unknown game(s) ['chess']" in proc.stderr

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,16 +96,12 @@ def test_yaml_syntax_error_gives_line_and_column(tmp_path: Path) -> None:
         load_config(path)
 
 
-def test_cli_reports_a_bad_config_in_one_line_with_exit_code_2(tmp_path: Path) -> None:
+def test_cli_reports_a_bad_config_in_one_line_with_exit_code_2(
+    tmp_path: Path, run_cli: Any
+) -> None:
     path = write(tmp_path, f"game: {GAME}\nroster: [random, random]\ncolour: blue\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "tournament", str(path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-    )
-    assert proc.returncode == 2
+    proc = run_cli("tournament", str(path), cwd=tmp_path)
+    assert proc.exit_code == 2
     assert proc.stderr.strip() == (
         f"error: {path}: colour (line 3): unknown key; known keys: "
         + ", ".join(__import__("arena.tournament.config").tournament.config.FIELDS)

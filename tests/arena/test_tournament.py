@@ -1,11 +1,14 @@
 """Tournaments on a real local Ray with a real MLflow store (no mocks).
 
-One Ray session serves the whole test run (``ray_cluster`` in tests/conftest.py);
-each test has its own SQLite MLflow store and output dir in ``tmp_path``.
+One Ray session serves the whole test run (``ray_cluster`` in tests/conftest.py), on one
+xdist worker (group ``ray``); each test has its own SQLite MLflow store and output dir in
+``tmp_path``. Every wait for an event (a worker busy, a journal line, a server up) has a
+bound that fails the test only if the event never comes, even on a very busy machine.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -30,7 +33,13 @@ REPO = Path(__file__).resolve().parents[2]
 FIRST = "py:tests.arena.helpers:FirstBot"
 CRASH = "py:tests.arena.helpers:CrashBot"
 
-pytestmark = pytest.mark.usefixtures("ray_cluster")
+pytestmark = [
+    pytest.mark.usefixtures("ray_cluster"),
+    pytest.mark.server,
+    pytest.mark.xdist_group("ray"),
+]
+WAIT_S = 300.0
+"""The bound of a wait for an event: only reached when the event never comes."""
 
 
 def config(tmp_path: Path, bots: list[str], **kw: Any) -> TournamentConfig:
@@ -134,28 +143,33 @@ def test_a_killed_worker_loses_no_game_and_duplicates_none(tmp_path: Path) -> No
     pid_b = f"py:tests.arena.helpers:PidBot:dir={pids},ms=2"
     # every game has a PidBot: 2 rotations x (2 + 1 + 1) PidBots a round
     cfg = config(tmp_path, [pid_a, pid_b, FIRST], rounds=4, batch_size=2, tracking=False)
-    killed: list[int] = []
+    killed: list[tuple[int, int]] = []  # (pid, start time): the pid alone may be reused
 
     def kill_a_busy_worker(done: int) -> None:
         if killed or done < 6:
             return
         (pids / "hold").touch()  # the next PidBot decision waits, in the middle of a task
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + WAIT_S
         try:
             while not killed and time.monotonic() < deadline:
                 busy = [p for p in pids.iterdir() if p.name.startswith("busy-")]
                 if busy:
+                    from tests.procs import proc_stat
+
                     pid = int(busy[0].name.removeprefix("busy-"))
+                    stat = proc_stat(pid)
+                    assert stat is not None, f"the busy worker {pid} is gone"
                     os.kill(pid, signal.SIGKILL)
-                    killed.append(pid)
+                    killed.append((pid, stat.start))
                 time.sleep(0.01)
         finally:
             (pids / "hold").unlink()
 
     result = run_tournament(cfg, quiet=True, on_progress=kill_a_busy_worker)
     assert killed, "no busy worker was found to kill"
-    with pytest.raises(ProcessLookupError):
-        os.kill(killed[0], 0)
+    from tests.procs import same_process
+
+    assert same_process(*killed[0]) is None, "the killed worker was not reaped"
     ids = journal_ids(tmp_path / "out")
     assert len(ids) == len(set(ids)) == result.total == 24
     assert set(ids) == scheduled_ids(cfg) and result.lost == []
@@ -167,25 +181,37 @@ def test_a_killed_worker_loses_no_game_and_duplicates_none(tmp_path: Path) -> No
 def test_a_killed_driver_resumes_with_only_the_missing_games(
     tmp_path: Path, ray_cluster: str
 ) -> None:
-    slow = "py:tests.arena.helpers:SlowRandom:ms=0.3"
-    bots = ["random", slow, FIRST]
+    # GatedRandom plays its first games freely, then waits at the gate: the driver (a real
+    # `arena tournament` process, killed with SIGKILL) journals at least 10 games and
+    # cannot finish before it is killed, however the machine schedules it
+    gates = tmp_path / "gates"
+    gated = f"py:tests.arena.helpers:GatedRandom:dir={gates}"
+    bots = ["random", gated, FIRST]
     cmd = [
         sys.executable, "-m", "arena.cli", "tournament", "--game", GAME, "--bots", ",".join(bots),
         "--rounds", "8", "--seed", "3", "--batch-size", "1", "--no-tracking", "--no-progress",
         "--name", "resume", "--out", str(tmp_path / "out"),
     ]  # fmt: skip
     env = {**os.environ, "RAY_ADDRESS": ray_cluster, "PYTHONPATH": str(REPO)}
+    gates.mkdir()
+    (gates / "gate").touch()
     proc = subprocess.Popen(
         cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     journal = tmp_path / "out" / "journal.jsonl"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and proc.poll() is None:
-        if journal.exists() and journal.read_bytes().count(b"\n") >= 10:
-            proc.send_signal(signal.SIGKILL)
-            break
-        time.sleep(0.01)
-    proc.wait(timeout=30)
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline and proc.poll() is None:
+            if journal.exists() and journal.read_bytes().count(b"\n") >= 10:
+                proc.send_signal(signal.SIGKILL)
+                break
+            time.sleep(0.01)
+        proc.wait(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        (gates / "gate").unlink()
     assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode() if proc.stderr else ""
     before = len(journal_ids(tmp_path / "out"))
     total = 3 * 2 * 8
@@ -208,14 +234,6 @@ def test_a_killed_driver_resumes_with_only_the_missing_games(
     assert [r.to_json() for r in resumed.rows] == [r.to_json() for r in straight.rows]
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _start_mlflow(tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
     import urllib.request
 
@@ -228,37 +246,41 @@ def _start_mlflow(tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
         ],
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True,
+        # no job-runner process: the arena runs no MLflow jobs, and it is one more start-up
+        env={**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"},
     )  # fmt: skip
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as r:
                 if r.status == 200:
                     return proc
         except OSError:
             time.sleep(0.3)
     _stop(proc)
-    raise AssertionError("mlflow server did not start")
+    raise AssertionError(f"mlflow server did not start (exit status {proc.returncode})")
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    os.killpg(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(ProcessLookupError):  # (the server's group may be gone)
+        os.killpg(proc.pid, signal.SIGTERM)
     try:
-        proc.wait(timeout=20)
+        proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
 
 
+@pytest.mark.slow
 def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, free_port: int
 ) -> None:
     import arena.tournament.tracking
     from arena.tournament.run import sync_out_dir
 
     monkeypatch.setattr(arena.tournament.tracking, "PART_SIZE", 8)
     monkeypatch.setattr(arena.tournament.tracking, "TICK_SECONDS", 0.0)
-    port = _free_port()
+    port = free_port  # outside the ephemeral range: still free when the server comes back
     uri = f"http://127.0.0.1:{port}"
     server = _start_mlflow(tmp_path, port)
     state_file = tmp_path / "out" / "tracking.json"
@@ -271,7 +293,7 @@ def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
         # once some records are up (and well before the end), the server goes away
         if stopped or done < 8:
             return
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + WAIT_S
         while state().get("uploaded", 0) < 8 and time.monotonic() < deadline:
             time.sleep(0.05)
         _stop(server)
@@ -320,6 +342,7 @@ def test_a_game_that_kills_its_worker_every_time_costs_only_itself(
         assert names[killer] not in [p["name"] for p in record["players"]]
 
 
+@pytest.mark.slow
 def test_arena_bench_runs_and_reports_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
     from arena.bench.arena import run_arena_bench
 

@@ -214,7 +214,9 @@ def clock() -> Clock:
     return Clock()
 
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.xdist_group("postgres"))]
+# the PostgreSQL cases run on one xdist worker (one server) and are in the server tier
+ON_POSTGRES = [pytest.mark.xdist_group("postgres"), pytest.mark.server]
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=ON_POSTGRES)]
 
 
 @pytest.fixture(params=BACKENDS)

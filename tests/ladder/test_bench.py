@@ -20,6 +20,7 @@ def test_commit_bench_on_sqlite() -> None:
 
 
 @pytest.mark.xdist_group("postgres")
+@pytest.mark.server
 def test_commit_bench_on_postgresql(postgres_url: str) -> None:
     report = bench_commit(postgres_url, matches=6, players=3)
     assert report["backend"] == "postgresql" and report["commits"] == 6

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +71,12 @@ def tampered_journal(
     return write_jsonl(tampered, path), bad
 
 
-def arena(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        input=stdin,
-    )
+def arena(*args: str, stdin: str | None = None) -> Any:
+    """``arena ARGS`` in-process: ``tests.cli.run_cli`` (a CliResult), under the name these
+    tests import."""
+    from tests.cli import run_cli
+
+    return run_cli(*args, input=stdin)
 
 
 def log_run(records: list[dict[str, Any]], tmp: Path, parts: int = 2) -> tuple[str, str]:

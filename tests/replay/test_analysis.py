@@ -69,34 +69,37 @@ def test_export_parquet_and_csv(league: list[dict[str, Any]], tmp_path: Path) ->
 def test_cli_games_stats_export(league: list[dict[str, Any]], tmp_path: Path) -> None:
     path = write_jsonl(league, tmp_path / "journal.jsonl")
     proc = arena("games")  # the registered games, as before
-    assert proc.returncode == 0 and "zooloretto_mini" in proc.stdout
+    assert proc.exit_code == 0 and "zooloretto_mini" in proc.stdout
     proc = arena("games", str(path), "--bot", "carol", "--lost", "--json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     listed = json.loads(proc.stdout)
     assert {g["game_id"] for g in listed} == {
         r["game_id"] for r in filter_games(league, bot="carol", only_lost=True)
     }
     assert all(g["events"] for g in listed if "carol" in g["players"])
     proc = arena("games", str(path), "--game", "dziobaki")
-    assert proc.returncode == 0 and "6 of 12 games" in proc.stdout
+    # (the table's title wraps at the table's width, which the file's path may pass)
+    assert proc.exit_code == 0 and "6 of 12 games" in " ".join(proc.stdout.split())
     assert league[0]["game_id"] in proc.stdout and "illegal" in proc.stdout
     proc = arena("games", "--lost")
-    assert proc.returncode == 2 and "give a run id or file" in proc.stderr
+    assert proc.exit_code == 2 and "give a run id or file" in proc.stderr
     proc = arena("stats", str(path), "--json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     stats = {s["bot"]: s for s in json.loads(proc.stdout)}
     assert stats["carol"]["failures"]["illegal"] > 0
     assert set(stats["alice"]["move_ms"]) == {"p50", "p90", "p99", "max"}
     proc = arena("stats", str(path))
-    assert proc.returncode == 0 and "mean score by category" in proc.stdout
+    assert proc.exit_code == 0 and "mean score by category" in proc.stdout
     proc = arena("export", str(path), "--out", str(tmp_path / "x.csv"), "--bot", "alice")
-    assert proc.returncode == 0 and "16 rows (8 games x seats)" in proc.stdout
+    assert proc.exit_code == 0 and "16 rows (8 games x seats)" in proc.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("mlflow")
 def test_cli_on_an_mlflow_run(logged_run: tuple[str, str, list[dict[str, Any]]]) -> None:
     uri, run_id, records = logged_run
     proc = arena("games", run_id, "--tracking-uri", uri, "--json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert [g["game_id"] for g in json.loads(proc.stdout)] == [r["game_id"] for r in records]
 
 
@@ -115,11 +118,11 @@ def test_a_record_that_does_not_replay_is_reported_and_left_out(
 ) -> None:
     path, bad = tampered_journal(league, tmp_path / "journal.jsonl")
     proc = arena("games", str(path), "--json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert bad["game_id"] not in {g["game_id"] for g in json.loads(proc.stdout)}
     assert f"game {bad['game_id']} left out" in proc.stderr and "result differs" in proc.stderr
     assert f"1 of {len(league)} records" in proc.stderr
     proc = arena("stats", str(path), "--json")
-    assert proc.returncode == 0 and "left out" in proc.stderr
+    assert proc.exit_code == 0 and "left out" in proc.stderr
     proc = arena("export", str(path), "--out", str(tmp_path / "x.csv"))
-    assert proc.returncode == 0 and f"({len(league) - 1} games x seats)" in proc.stdout
+    assert proc.exit_code == 0 and f"({len(league) - 1} games x seats)" in proc.stdout

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.replay.helpers import arena, tampered_journal
 
 
@@ -20,18 +22,20 @@ def test_ratings_leave_out_a_record_that_does_not_replay(
 ) -> None:
     path, bad = tampered_journal(league, tmp_path / "journal.jsonl")  # a score edited
     proc = arena("ratings", str(path), "--json", "--bootstrap", "5")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert rated_games(proc.stdout) == 2 * (len(league) - 1)
     assert f"game {bad['game_id']} left out" in proc.stderr and "result differs" in proc.stderr
     assert f"1 of {len(league)} records" in proc.stderr
 
     proc = arena("ratings", str(tmp_path), "--json", "--bootstrap", "5")  # the tournament dir
-    assert proc.returncode == 0 and rated_games(proc.stdout) == 2 * (len(league) - 1)
+    assert proc.exit_code == 0 and rated_games(proc.stdout) == 2 * (len(league) - 1)
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("mlflow")
 def test_ratings_of_an_mlflow_run(logged_run: tuple[str, str, list[dict[str, Any]]]) -> None:
     uri, run_id, records = logged_run
     proc = arena("ratings", run_id, "--tracking-uri", uri, "--json", "--bootstrap", "5")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert rated_games(proc.stdout) == sum(int(r["num_players"]) for r in records)
     assert "left out" not in proc.stderr

@@ -91,11 +91,18 @@ def test_interactive_commands(game_records: dict[str, dict[str, Any]]) -> None:
 
 def test_interactive_ends_on_end_of_input(game_records: dict[str, dict[str, Any]]) -> None:
     rp = load_replay(game_records["dziobaki"])
+    prompts: list[str] = []
 
-    def eof(_prompt: str) -> str:
+    def eof(prompt: str) -> str:
+        prompts.append(prompt)
         raise EOFError
 
-    interactive(Console(file=io.StringIO()), rp, 0, read=eof)
+    buf = io.StringIO()
+    assert interactive(Console(file=buf, width=200), rp, 0, read=eof) is None
+    assert prompts == [f"[0/{rp.last}] > "]  # asked once, then returned instead of looping
+    out = buf.getvalue()
+    assert f"step 0/{rp.last}" in out and rp.render(0, 0) in out  # the first frame was shown
+    assert out.endswith("\n")  # and the line after the prompt was ended
 
 
 def test_a_record_that_does_not_verify_is_never_shown(
@@ -116,14 +123,14 @@ def test_a_record_that_does_not_verify_is_never_shown(
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
     proc = arena("replay", str(path), "--steps")
-    assert proc.returncode == 1
+    assert proc.exit_code == 1
     assert "does not verify" in proc.stderr and "step" in proc.stderr
     assert proc.stdout == ""
     scores = copy.deepcopy(game_records["panorama"])
     scores["result"]["scores"][0] += 1
     path.write_text(json.dumps(scores))
     proc = arena("replay", str(path), "--html", str(tmp_path / "v.html"))
-    assert proc.returncode == 1 and "result differs" in proc.stderr
+    assert proc.exit_code == 1 and "result differs" in proc.stderr
     assert not (tmp_path / "v.html").exists()
 
 
@@ -135,18 +142,18 @@ def test_cli_replay_file_at_and_seat(
     path.write_text(json.dumps(record))
     rp = load_replay(record)
     proc = arena("replay", str(path), "--at", "5", "--seat", "1")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert rp.render(5, 1) in proc.stdout and "view: seat 1 (bob)" in proc.stdout
     proc = arena("replay", str(path), "--at", "-1")
-    assert proc.returncode == 0 and "final score" in proc.stdout
+    assert proc.exit_code == 0 and "final score" in proc.stdout
     proc = arena("replay", str(path))  # stdin is not a terminal: all steps
-    assert proc.returncode == 0 and f"{rp.last} steps" in proc.stdout
+    assert proc.exit_code == 0 and f"{rp.last} steps" in proc.stdout
     for args, message in (
         (["--seat", "3"], "seat must be 0..2"),
         (["--at", "9999"], "--at must be a step"),
     ):
         proc = arena("replay", str(path), *args)
-        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+        assert proc.exit_code == 2 and message in proc.stderr, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
 
 
@@ -166,6 +173,8 @@ def test_game_ids_in_a_multi_game_file(
     assert parse_seat("spectator", 3) is None and parse_seat("2", 3) == 2
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("mlflow")
 def test_replay_from_an_mlflow_run(logged_run: tuple[str, str, list[dict[str, Any]]]) -> None:
     uri, run_id, records = logged_run
     target = records[3]
@@ -176,7 +185,7 @@ def test_replay_from_an_mlflow_run(logged_run: tuple[str, str, list[dict[str, An
     with pytest.raises(UserError, match="no game 'zzz'"):
         run_record(run_id, "zzz", uri)
     proc = arena("replay", run_id, target["game_id"], "--at", "end", "--tracking-uri", uri)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert f"{target['game']} game {target['game_id']}" in proc.stdout
     assert "final score" in proc.stdout
     with pytest.raises(UserError, match="give the GAME_ID"):

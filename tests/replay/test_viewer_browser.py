@@ -37,6 +37,9 @@ FLAGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
+# One Chromium (the module's browser fixture) on one xdist worker.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
@@ -62,6 +65,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             args=FLAGS,
             viewport={"width": 1400, "height": 900},
         )
+        context.set_default_timeout(120_000)  # waits for the page: generous on a busy machine
         try:
             yield context
         finally:
@@ -124,10 +128,10 @@ def test_viewer_in_chromium(
 
     page.select_option("#speed", "40")
     page.click("#btn-play")
-    for _ in range(100):  # the page's CSP forbids eval, so no wait_for_function
+    for _ in range(1200):  # the page's CSP forbids eval, so no wait_for_function
         if page.evaluate("window.menagerieViewer.k") >= mid + 3:
             break
-        page.wait_for_timeout(50)
+        page.wait_for_timeout(50)  # up to a minute: fails only if play never advances
     assert page.evaluate("window.menagerieViewer.k") >= mid + 3, "play does not advance"
     page.click("#btn-play")
     paused = page.evaluate("window.menagerieViewer.k")

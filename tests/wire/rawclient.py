@@ -55,11 +55,11 @@ class RawSeat:
             move.action.CopyFrom(action)
         self.send(pb.PlayRequest(move=move))
 
-    def recv(self, timeout: float = 10.0) -> pb.PlayResponse | None:
+    def recv(self, timeout: float = 60.0) -> pb.PlayResponse | None:
         """The next message, or None when the stream has ended (see ``code``)."""
         return self._in.get(timeout=timeout)  # type: ignore[no-any-return]
 
-    def recv_kind(self, kind: str, timeout: float = 10.0) -> Any:
+    def recv_kind(self, kind: str, timeout: float = 60.0) -> Any:
         """Skip to the next message of ``kind`` (returns its payload); None if the stream ends."""
         while True:
             msg = self.recv(timeout)
@@ -68,7 +68,7 @@ class RawSeat:
             if msg.WhichOneof("message") == kind:
                 return getattr(msg, kind)
 
-    def wait_status(self, timeout: float = 10.0) -> tuple[grpc.StatusCode | None, str]:
+    def wait_status(self, timeout: float = 60.0) -> tuple[grpc.StatusCode | None, str]:
         self._done.wait(timeout)
         return self.code, self.details
 

@@ -9,9 +9,10 @@
 - ``slow``: sleeps S seconds, then answers;
 - ``silent``: never answers (sleeps);
 - ``exit``: writes to stderr and exits with code C;
-- ``close``: closes its stream but stays alive for 5 s;
+- ``close``: closes its stream but stays alive (60 s: the arena must kill it);
 - ``crash``: raises an exception (traceback on stderr, exit 1);
-- ``child``: (at start) leaves a ``sleep`` child behind, its pid written to ``--pidfile``.
+- ``child``: (at start) leaves a ``sleep`` child behind, its pid and start time (clock
+  ticks after boot, field 22 of ``/proc/PID/stat``) written to ``--pidfile``.
 """
 
 from __future__ import annotations
@@ -76,12 +77,13 @@ def main() -> None:
         import subprocess
 
         child = subprocess.Popen(["sleep", "60"])
-        Path(args.pidfile).write_text(str(child.pid))
+        stat = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        Path(args.pidfile).write_text(f"{child.pid} {stat[19]}")
     bot = Scripted(args.mode, args.at, args.sleep, args.code)
     try:
         sdk.run(bot, args.address, args.credential)
     except CloseStream:
-        time.sleep(5)
+        time.sleep(60)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
@@ -18,13 +20,9 @@ ARENA = [sys.executable, "-m", "arena.cli"]
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*ARENA, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO, check=False
-    )
-
-
-def test_serve_plays_matches_and_shuts_down_gracefully(tmp_path: Path) -> None:
+@pytest.mark.server
+def test_serve_plays_matches_and_shuts_down_gracefully(tmp_path: Path, run_cli: Any) -> None:
+    """A real `arena serve` process: it prints its address, serves, and stops on SIGTERM."""
     records = tmp_path / "records.jsonl"
     proc = subprocess.Popen(
         [*ARENA, "serve", "--port", "0", "--records", str(records), "--grace", "5"],
@@ -57,9 +55,9 @@ def test_serve_plays_matches_and_shuts_down_gracefully(tmp_path: Path) -> None:
             for s in created.seats
         ]
         for bot in bots:
-            assert bot.wait(60) == 0
+            assert bot.wait(300) == 0
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -67,40 +65,42 @@ def test_serve_plays_matches_and_shuts_down_gracefully(tmp_path: Path) -> None:
     assert "stopped; 0 match(es) aborted" in out
     (record,) = [json.loads(x) for x in records.read_text().splitlines()]
     assert record["match_id"] == created.match_id and record["events"] == []
-    verify = run("verify", str(records))
-    assert verify.returncode == 0 and "1 of 1 record(s) verified" in verify.stdout
+    verify = run_cli("verify", str(records))
+    assert verify.exit_code == 0 and "1 of 1 record(s) verified" in verify.stdout
 
 
-def test_serve_bad_port_is_a_user_error() -> None:
-    done = run("serve", "--port", "99999")
-    assert done.returncode == 2
+def test_serve_bad_port_is_a_user_error(run_cli: Any) -> None:
+    done = run_cli("serve", "--port", "99999")
+    assert done.exit_code == 2
     assert done.stderr.strip() == "error: --port must be 0-65535, got 99999"
 
 
-def test_play_with_a_command_bot(tmp_path: Path) -> None:
+@pytest.mark.server
+def test_play_with_a_command_bot(tmp_path: Path, run_cli: Any) -> None:
     record = tmp_path / "game.json"
-    done = run(
+    done = run_cli(
         "play", "panorama", "--bots", "random,cmd:python -m bots.random_client --seed 1",
-        "--seed", "3", "--move-ms", "5000", "--record", str(record),
+        "--seed", "3", "--move-ms", "60000", "--record", str(record),
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     assert "cmd:python -m bots.random_client --seed 1" in done.stdout
     data = json.loads(record.read_text())
     assert data["events"] == [] and data["players"][1]["version"] == "1"
 
 
-def test_play_with_a_missing_program_is_a_user_error() -> None:
-    done = run("play", "dziobaki", "--bots", "random,cmd:/no/such/bot")
-    assert done.returncode == 2
+def test_play_with_a_missing_program_is_a_user_error(run_cli: Any) -> None:
+    done = run_cli("play", "dziobaki", "--bots", "random,cmd:/no/such/bot")
+    assert done.exit_code == 2
     assert done.stderr.strip().startswith("error: 'cmd:/no/such/bot': cannot start '/no/such/bot'")
 
 
-def test_bench_grpc_json() -> None:
-    done = run(
+@pytest.mark.server
+def test_bench_grpc_json(run_cli: Any) -> None:
+    done = run_cli(
         "bench", "grpc", "--json", "--moves", "100", "--matches", "4", "--seconds", "1",
         "--think-ms", "20",
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["ping_pong"]["n"] == 100 and report["move_exchange"]["n"] == 100
     assert report["ratio_median"] > 0 and report["load"]["matches"] == 4

@@ -25,12 +25,13 @@ GAME_IDS = sorted(GAMES)
 RANDOM_CMD = f"cmd:{sys.executable} -m bots.random_client --seed 5"
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_command_bots_play_a_full_game(game_id: str) -> None:
     n = players_for(game_id)
     specs = [RANDOM_CMD, f"{SCRIPTED} --mode good"][:n] + ["random"] * max(0, n - 2)
     spec = MatchSpec(game_id, n, seed=3)
-    with open_bots(specs, spec, MatchConfig(move_ms=5000)) as session:
+    with open_bots(specs, spec, MatchConfig(move_ms=60_000)) as session:
         record = session.play()
         processes = list(session.processes)
     assert record["events"] == [], record["events"]
@@ -68,14 +69,14 @@ class Spy:
 def test_wire_observation_equals_engine_observation(game_id: str) -> None:
     n = players_for(game_id)
     with running_server() as server:
-        table = host(server, game_id, n, seed=9, move_ms=5000)
+        table = host(server, game_id, n, seed=9, move_ms=60_000)
         sent: dict[int, list[str]] = {s: [] for s in range(n)}
         table.on_turn = lambda _seq, seat, obs: sent[seat].append(json.dumps(obs, sort_keys=True))
         spies = [Spy() for _ in range(n)]
         threads = [BotThread(server.address, table.credentials[s], spies[s]) for s in range(n)]
         for t in threads:
-            t.join(60)
-        assert table.done.wait(10)
+            t.join(120)
+        assert table.done.wait(120)
     for s, t in enumerate(threads):
         assert t.error is None, t.error
         assert t.result is not None and t.result.status == "finished"

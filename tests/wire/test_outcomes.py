@@ -8,8 +8,6 @@ ranked last and its process killed; under ``random`` only the one move is replac
 from __future__ import annotations
 
 import sys
-import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,32 +18,34 @@ from arena.match.runner import MatchConfig, MatchSpec
 from arena.server.hub import ServerConfig
 from tests.wire.helpers import SCRIPTED
 
+pytestmark = pytest.mark.server  # bot programs against the embedded game server
 RANDOM_CMD = f"cmd:{sys.executable} -m bots.random_client --seed 2"
 OPTIONS = {"start_player": 0}  # seat 0 (the scripted bot) moves first
+MOVE_MS = 60_000.0  # the move clock where a test is not about it: only a hang misses it
 
 
 def play(
     mode: str,
     *,
     at: int = 2,
-    move_ms: float | None = 3000,
+    move_ms: float | None = MOVE_MS,
     policy: str = "forfeit",
     extra: str = "",
     other: str = "random",
+    first: str | None = None,
     server_config: ServerConfig | None = None,
-) -> tuple[dict[str, Any], list[Any], float]:
-    specs = [f"{SCRIPTED} --mode {mode} --at {at} {extra}".strip(), other]
+) -> tuple[dict[str, Any], list[Any]]:
+    """A match of the scripted bot (seat 0, or ``first``) against ``other``."""
+    specs = [first or f"{SCRIPTED} --mode {mode} --at {at} {extra}".strip(), other]
     spec = MatchSpec("zooloretto_mini", 2, seed=4, options=OPTIONS)
     config = MatchConfig(move_ms=move_ms, on_failure=policy)  # type: ignore[arg-type]
-    t0 = time.monotonic()
     with open_bots(specs, spec, config, server_config=server_config) as session:
         record = session.play()
         processes = list(session.processes)
-    elapsed = time.monotonic() - t0
     assert verify_record(record).ok, "the match finished and replays"
     for p in processes:
         assert p.proc.poll() is not None, "the bot process is reaped"
-    return record, processes, elapsed
+    return record, processes
 
 
 def events(record: dict[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -53,7 +53,7 @@ def events(record: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def test_illegal_move_forfeits() -> None:
-    record, procs, _ = play("index")
+    record, procs = play("index")
     (illegal,) = events(record, "illegal")
     assert illegal["seat"] == 0 and illegal["reason"].startswith("index 999 is out of range 0..")
     (forfeit,) = events(record, "forfeit")
@@ -63,7 +63,7 @@ def test_illegal_move_forfeits() -> None:
 
 
 def test_illegal_typed_action_under_random_policy_replaces_one_move() -> None:
-    record, procs, _ = play("action", policy="random")
+    record, procs = play("action", policy="random")
     (illegal,) = events(record, "illegal")
     assert illegal["seat"] == 0
     assert illegal["reason"].startswith("malformed action: take_truck.truck must be one of")
@@ -73,14 +73,15 @@ def test_illegal_typed_action_under_random_policy_replaces_one_move() -> None:
 
 
 def test_missed_deadline_is_a_timeout() -> None:
-    record, _procs, _ = play("slow", move_ms=300, extra="--sleep 1.5")
+    # (on a very busy machine the first answer may be late already: the same event)
+    record, _procs = play("slow", move_ms=300, extra="--sleep 1.5")
     (timeout,) = events(record, "timeout")
     assert timeout["seat"] == 0 and timeout["reason"] == "no move within 300 ms (+50 ms margin)"
     assert record["standing"]["forfeited"] == [0]
 
 
 def test_process_exit_is_a_disconnect_with_its_stderr() -> None:
-    record, _procs, _ = play("exit", extra="--code 3")
+    record, _procs = play("exit", extra="--code 3")
     (disconnect,) = events(record, "disconnect")
     assert disconnect["seat"] == 0
     assert "the process exited with code 3" in disconnect["reason"]
@@ -90,26 +91,26 @@ def test_process_exit_is_a_disconnect_with_its_stderr() -> None:
 
 
 def test_closed_stream_is_a_disconnect() -> None:
-    record, procs, _ = play("close")
+    record, procs = play("close")
     (disconnect,) = events(record, "disconnect")
     assert disconnect["seat"] == 0 and "closed" in disconnect["reason"]
     assert procs[0].killed_because.startswith("disconnect"), "the process is killed"
 
 
 def test_silent_bot_stalls() -> None:
+    # the stall ends the match (a hang would fail the test by pytest's timeout)
     config = ServerConfig(stall_ms=800)
-    record, procs, elapsed = play("silent", move_ms=None, server_config=config)
+    record, procs = play("silent", move_ms=None, server_config=config)
     (stall,) = events(record, "stall")
     assert (
         stall["seat"] == 0
         and stall["reason"] == "connected but silent for 0.8 s with a turn pending"
     )
     assert procs[0].killed_because.startswith("stall")
-    assert elapsed < 20
 
 
 def test_crashing_bot_is_a_disconnect_with_traceback() -> None:
-    record, _procs, _ = play("crash")
+    record, _procs = play("crash")
     (disconnect,) = events(record, "disconnect")
     assert disconnect["seat"] == 0
     (stderr,) = events(record, "stderr")
@@ -128,10 +129,10 @@ def test_bad_command_line_is_a_user_error() -> None:
 
 
 def test_bot_that_never_joins_is_a_disconnect() -> None:
+    # seat 0 plays in-process: no other program has to join within the short join timeout
     config = ServerConfig(join_timeout_s=1.0)
-    record, _, _ = play(
-        "good", other=f"cmd:{sys.executable} -c 'import time; time.sleep(30)'", server_config=config
-    )
+    never = f"cmd:{sys.executable} -c 'import time; time.sleep(600)'"
+    record, _ = play("good", first="random", other=never, server_config=config)
     (disconnect,) = events(record, "disconnect")
     assert disconnect["seat"] == 1 and disconnect["reason"].startswith(
         "the bot did not join within 1 s"
@@ -140,11 +141,11 @@ def test_bot_that_never_joins_is_a_disconnect() -> None:
 
 def test_children_of_a_bot_are_killed_after_the_match(tmp_path: Any) -> None:
     pidfile = tmp_path / "child.pid"
-    record, _, _ = play("child", extra=f"--pidfile {pidfile}")
+    record, _ = play("child", extra=f"--pidfile {pidfile}")
     assert record["events"] == []
-    pid = int(pidfile.read_text())
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        state = "gone"
+    from tests.procs import same_process
+
+    pid, start = (int(x) for x in pidfile.read_text().split())
+    child = same_process(pid, start)  # (the pid alone may be another process's by now)
+    state = "gone" if child is None else child.state
     assert state in ("gone", "Z", "X"), f"the bot's child {pid} is still alive ({state})"
