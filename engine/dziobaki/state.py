@@ -53,8 +53,7 @@ class DziobakiState(State):
     revealed: Annotated[list[int], Digest(encode=tile_ids)]
     """The tile indices in reveal order; the last one is this round's tile."""
     remaining: Annotated[int, Digest(skip=True)]
-    """Bit mask of the tile types not revealed yet (the stack as a multiset, never an
-    order; the complement of ``revealed``)."""
+    """Bit mask of the tile types not revealed yet: the stack as a multiset, never an order."""
     boards: list[list[int]]
     """Each seat's board as of the last completed round: a tile code per space, -1 empty."""
     empty: Annotated[list[int], Digest(skip=True)]
