@@ -102,8 +102,7 @@ class CarsonCityZooState(State):
     start_player: Annotated[int, Digest(key="start")]
     """The seat that moves first, -1 while undecided."""
     dealt: Annotated[list[int], Digest(key="deal")]
-    """The zoo card dealt at each deal node so far (slot j < 25: bottom of space j, else
-    top of space j - 25)."""
+    """The card dealt at each deal node so far: j < 25 bottom of space j, else top of j - 25."""
     undealt: Annotated[list[int], Digest(skip=True)]
     """The zoo cards not dealt yet, ascending (the complement of ``dealt``)."""
     bottom: Annotated[list[int], Digest(key="bot")]

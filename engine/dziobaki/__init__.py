@@ -29,9 +29,9 @@ Steps (JSON exactly as in the spec):
 Observation (``observation(seat)``; spectator ``None``), fixed keys: ``you`` (the viewing
 seat, null for the spectator), ``current_player``, ``viewer`` (-1 spectator; deprecated in
 favour of ``you``), ``phase`` ("reveal"/"place"/"over"), ``scores`` (each board's
-``total`` as in ``boards``: ``state.scores()``), ``round`` (0 before the
-first reveal), ``board_side``, ``all_together``, ``revealed_tile`` (tile being placed
-this round, "" otherwise), ``revealed`` (ids in reveal order), ``stack_size``,
+``total`` as in ``boards``: ``state.scores()``), ``round`` (0 before the first reveal),
+``board_side``, ``all_together``, ``revealed_tile`` (tile being placed this round, ""
+otherwise), ``revealed`` (ids in reveal order), ``stack_size``,
 ``unrevealed`` (public multiset of the stack, ascending), ``supply`` (tile types not yet
 on the boards; identical for all seats), ``committed`` (per seat; implied by the seat
 order), ``my_commitment`` ({space, rotation}, -1/-1 unless the viewer committed this

@@ -120,7 +120,7 @@ def rebuild(
         revealed=revealed,
         remaining=((1 << NUM_TILES) - 1) & ~sum(1 << t for t in revealed),
         boards=boards,
-        empty=empty,
+        empty_spaces=empty,
         commitments=[draw_commitment(empty[j], rng) if j < seat else -1 for j in range(n)],
         current=seat,
     )

@@ -53,11 +53,10 @@ class DziobakiState(State):
     revealed: Annotated[list[int], Digest(encode=tile_ids)]
     """The tile indices in reveal order; the last one is this round's tile."""
     remaining: Annotated[int, Digest(skip=True)]
-    """Bit mask of the tile types not revealed yet (the stack as a multiset, never an
-    order; the complement of ``revealed``)."""
+    """Bit mask of the tile types not revealed yet: the stack as a multiset, never an order."""
     boards: list[list[int]]
     """Each seat's board as of the last completed round: a tile code per space, -1 empty."""
-    empty: Annotated[list[int], Digest(skip=True)]
+    empty_spaces: Annotated[list[int], Digest(skip=True)]
     """Each seat's bit mask of empty spaces (derived from ``boards``)."""
     commitments: Annotated[list[int], Digest(key="pending")]
     """Each seat's hidden commitment of this round, ``4 * space + rotation``, or -1."""
@@ -70,7 +69,7 @@ class DziobakiState(State):
         self.revealed = []
         self.remaining = FULL_MASK
         self.boards = [[-1] * SPACES for _ in range(num_players)]
-        self.empty = [EMPTY_BOARD_MASK] * num_players
+        self.empty_spaces = [EMPTY_BOARD_MASK] * num_players
         self.commitments = [-1] * num_players
         self.current = CHANCE
 
@@ -85,7 +84,7 @@ class DziobakiState(State):
         return str(self.options["board_side"])
 
     def _legal_actions(self) -> list[Action]:
-        return places_on(self.empty[self.current])
+        return places_on(self.empty_spaces[self.current])
 
     def _chance_outcomes(self) -> list[tuple[Action, float]]:
         return list(reveals_of(self.remaining))
@@ -102,7 +101,7 @@ class DziobakiState(State):
                 and type(k) is int
                 and 0 <= s < SPACES
                 and 0 <= k < 4
-                and bool(self.empty[cp] >> s & 1)
+                and bool(self.empty_spaces[cp] >> s & 1)
             )
         if cp == CHANCE and isinstance(action, Reveal):
             t = TILE_INDEX.get(action.tile, -1)
@@ -124,7 +123,7 @@ class DziobakiState(State):
                     p = commitments[j]
                     s = p >> 2
                     self.boards[j][s] = base + (p & 3)
-                    self.empty[j] &= ~(1 << s)
+                    self.empty_spaces[j] &= ~(1 << s)
                     commitments[j] = -1
                 self.current = TERMINAL if self.round == ROUNDS else CHANCE
             case Reveal():
@@ -220,7 +219,7 @@ class DziobakiState(State):
         for j in range(cp):
             if j == seat:
                 continue
-            p = draw_commitment(self.empty[j], rng)
+            p = draw_commitment(self.empty_spaces[j], rng)
             other.commitments[j] = p
             # This round's commitments are the last ``cp`` steps of the history.
             at = len(history) - cp + j
@@ -261,7 +260,7 @@ class DziobakiState(State):
             return f"rotation {k!r} is out of range: rotations are 0..3 quarter turns"
         code = self.boards[seat][s]
         if code >= 0:
-            free = [str(x) for x in range(SPACES) if self.empty[seat] >> x & 1]
+            free = [str(x) for x in range(SPACES) if self.empty_spaces[seat] >> x & 1]
             return (
                 f"space {s} of seat {seat}'s board is occupied (by {tile_text(code)}); "
                 f"empty spaces: {', '.join(free)}"
