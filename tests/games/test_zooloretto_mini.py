@@ -192,9 +192,10 @@ def zm_06_bonus_decision() -> ZoolorettoMiniState:
     return state
 
 
-def run_zm_06() -> None:
-    """ZM-06 / W4 (rulebook FAQ). The start position needs 15 tiles in seat 0's enclosures
-    (five full-truck rounds) plus a crafted barn for seat 1, so it is built directly."""
+def test_zm_06_w4_faq_bonus_take_offspring_to_barn_no_chaining() -> None:
+    """ZM-06, which is also worked example W4 (the rulebook FAQ). The start position needs
+    15 tiles in seat 0's enclosures (five full-truck rounds) plus a crafted barn for seat 1,
+    so it is built directly."""
     state = zm_06_bonus_decision()
     obs = state.observation(0)
     assert obs["phase"] == "bonus" and obs["bonus_pending"] == 1
@@ -219,10 +220,6 @@ def run_zm_06() -> None:
         "total": 25,
         "landscape_tiles": 3,
     }
-
-
-def test_zm_06_faq_bonus_take_offspring_to_barn_no_chaining() -> None:
-    run_zm_06()
 
 
 def test_zm_07_third_marked_animal_gives_no_birth() -> None:
@@ -518,10 +515,6 @@ def test_w2_landscape_kinds() -> None:
 
 def test_w3_barn_penalty_per_species() -> None:
     assert score_zoo([[], [], []], ["S3N6", "S3N7", "S3M1"])["barn"] == -2
-
-
-def test_w4_faq_sequence() -> None:
-    run_zm_06()
 
 
 # ---------------------------------------------------------------------------
