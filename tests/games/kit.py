@@ -40,8 +40,13 @@ S = TypeVar("S", bound=State)
 Edit = Callable[[dict[str, Any]], object]
 """A change to a plain-JSON observation, made in place (its return value is ignored)."""
 
-DELETE: Any = object()
-"""The value for :func:`set_at` that deletes the field instead of setting it."""
+class _Delete(str):
+    """The type of :data:`DELETE`: a ``str``, so that a test id shows it as ``DELETE``."""
+
+
+DELETE: Any = _Delete("DELETE")
+"""The value for :func:`set_at` that deletes the field instead of setting it (recognised by
+identity: the plain string ``"DELETE"`` is set like any other value)."""
 
 
 class GameKit(Generic[S]):
