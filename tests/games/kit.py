@@ -40,6 +40,7 @@ S = TypeVar("S", bound=State)
 Edit = Callable[[dict[str, Any]], object]
 """A change to a plain-JSON observation, made in place (its return value is ignored)."""
 
+
 class _Delete(str):
     """The type of :data:`DELETE`: a ``str``, so that a test id shows it as ``DELETE``."""
 

@@ -16,13 +16,9 @@ from engine.core import CHANCE, JSON, TERMINAL
 from engine.fields import build
 from engine.manatee_sanctuary import GAME, steps
 from engine.manatee_sanctuary.data import (
-    BAG_SCRAMBLE,
-    BAG_STANDARD,
     BONUS_IDS,
     CARD_INDEX,
     CAT,
-    NUM_CARDS,
-    SEACOW_FIRST,
 )
 from engine.manatee_sanctuary.play import card_habitat
 from engine.manatee_sanctuary.player import Player
@@ -113,11 +109,11 @@ def _state(
     return state
 
 
-def _edition(options: Mapping[str, JSON] | None) -> tuple[list[int], list[int]]:
-    """The full deck and bag of the game ``options`` choose (the scramble's or not)."""
-    if (options or {}).get("scramble"):
-        return list(range(NUM_CARDS)), list(BAG_SCRAMBLE)
-    return list(range(SEACOW_FIRST, NUM_CARDS)), list(BAG_STANDARD)
+def _edition(num_players: int, options: Mapping[str, JSON] | None) -> tuple[list[int], list[int]]:
+    """The full deck and bag of the game ``options`` choose, as the engine's setup has them
+    (the Sanctuary Scramble plays both editions' cards with the double bag)."""
+    fresh = KIT.new(num_players, options)
+    return fresh.deck, fresh.bag
 
 
 def build_state(
@@ -145,7 +141,7 @@ def build_state(
     ``bonuses`` assigns round-bonus cards for rounds 1-3 (module must be on).
     """
     n = num_players
-    deck, full_bag = _edition(options)
+    deck, full_bag = _edition(n, options)
     players = [Player() for _ in range(n)]
     laid = [
         [parse_placement(text) for text in sanctuaries[seat]] for seat in range(len(sanctuaries))
@@ -219,7 +215,7 @@ def end_state(
         p.housed = [h, 0, 0]
         p.food = f
         players.append(p)
-    deck, bag = _edition(None)
+    deck, bag = _edition(len(totals), None)
     return _state(
         len(totals),
         None,

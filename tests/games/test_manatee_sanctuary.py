@@ -627,6 +627,18 @@ def hidden_ids(s: ManateeSanctuaryState, seat: int | None) -> set[str]:
     return hidden
 
 
+def all_cards(s: ManateeSanctuaryState) -> list[int]:
+    """Every card wherever it is (deck, hands, piles, sanctuaries, draft, solo), with repeats."""
+    cards = list(s.deck) + s.solo_discards + s.solo_offer
+    for p in s.players:
+        cards += p.hand + p.pile + [c for c, *_ in p.sanctuary.placements]
+    for d in s.dealt:
+        cards += d
+    for a, b in s.stacks:
+        cards += a + b
+    return cards
+
+
 def card_ids_in(obj: Any) -> set[str]:
     text = json.dumps(obj)
     return {cid for cid in CARD_ID if f'"{cid}"' in text}
@@ -687,15 +699,8 @@ def test_resample_keeps_observation_and_is_consistent(n: int, options: dict[str,
             r = KIT.narrow(s.resample(seat, rng))
             assert r.observation(seat) == s.observation(seat)
             # card conservation: every card is exactly in one place
-            all_cards = list(r.deck)
-            for p in r.players:
-                all_cards += p.hand + p.pile + [c for c, *_ in p.sanctuary.placements]
-            for d in r.dealt:
-                all_cards += d
-            for a, b in r.stacks:
-                all_cards += a + b
-            all_cards += r.solo_discards + r.solo_offer
-            assert len(all_cards) == len(set(all_cards)) == (180 if n > 6 else 90)
+            cards = all_cards(r)
+            assert len(cards) == len(set(cards)) == (180 if n > 6 else 90)
             for j, sp in enumerate(r.splits):
                 if sp is not None:
                     assert set(sp) <= set(r.dealt[j])
@@ -871,17 +876,6 @@ def first_state(states: list[ManateeSanctuaryState], step: str, seat: int) -> Ma
     return next(
         s for s in states if s.observation(None)["step"] == step and s.current_player == seat
     )
-
-
-def all_cards(s: ManateeSanctuaryState) -> list[int]:
-    cards = list(s.deck) + s.solo_discards + s.solo_offer
-    for p in s.players:
-        cards += p.hand + p.pile + [c for c, *_ in p.sanctuary.placements]
-    for d in s.dealt:
-        cards += d
-    for a, b in s.stacks:
-        cards += a + b
-    return cards
 
 
 REBUILD_CASES: list[tuple[int, dict[str, Any]]] = [
