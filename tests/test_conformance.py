@@ -33,6 +33,7 @@ import pytest
 
 from engine import CHANCE, GAMES, Action, Game, IllegalActionError, State
 from engine.core import sample_outcome
+from tests.games.kit import playout, wire
 
 PLAYOUTS_PER_GAME = 200
 """Random playouts per game, spread over its player counts and variants."""
@@ -191,25 +192,10 @@ def test_game_metadata(game_id: str) -> None:
     assert game.action_classes, "a game lists its action and outcome classes"
 
 
-def _play_out(state: State, rng: random.Random, bound: int) -> None:
-    """Random steps from ``state`` to the end (within ``bound`` more steps)."""
-    start = len(state.history)
-    while not state.is_terminal():
-        if state.current_player == CHANCE:
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
-        else:
-            legal = state.legal_actions()
-            assert legal, f"seat {state.current_player} to move but no legal actions"
-            state.apply(legal[rng.randrange(len(legal))])
-        assert len(state.history) - start <= bound, f"no end after {bound} steps"
-    _check_result(state)
-
-
 @pytest.mark.parametrize(("game_id", "num_players", "variant"), PARAMS)
 def test_from_observation(game_id: str, num_players: int, variant: int) -> None:
     game = GAMES[game_id]
     options = game.variants(num_players)[variant]
-    bound = game.step_bound(num_players, options)
     for i in range(_playouts(game_id, REBUILT_PLAYOUTS_PER_GAME, least=1)):
         rng = random.Random(f"rebuilt:{game_id}:{num_players}:{variant}:{i}")
         state = game.new_game(num_players, options)
@@ -218,7 +204,7 @@ def test_from_observation(game_id: str, num_players: int, variant: int) -> None:
             if seat == CHANCE:
                 state.apply(sample_outcome(state.chance_outcomes(), rng))
                 continue
-            obs = json.loads(json.dumps(state.observation(seat)))  # as it comes off a wire
+            obs = wire(state, seat)
             seed = rng.random()
             rebuilt = game.from_observation(num_players, options, seat, obs, random.Random(seed))
             step = len(state.history)
@@ -231,8 +217,8 @@ def test_from_observation(game_id: str, num_players: int, variant: int) -> None:
             assert again.digest() == rebuilt.digest(), "from_observation is not deterministic"
             other = rebuilt.resample(seat, random.Random(seed))
             assert other.observation(seat) == obs, "resampling a rebuilt state changed its view"
-            if rng.random() < 0.25:
-                _play_out(rebuilt, random.Random(seed), bound)
+            if rng.random() < 0.25:  # play on to the end (within the step bound)
+                _check_result(playout(rebuilt, random.Random(seed)))
             state.apply(legal[rng.randrange(len(legal))])
 
 

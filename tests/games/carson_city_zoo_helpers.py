@@ -1,11 +1,12 @@
 """Test helpers for carson_city_zoo.
 
-``start_game`` drives a game through the public API only (forced ``deal`` outcomes).
-``build_position`` constructs a position directly (it writes the state's
-fields): it is used only for the conformance scenarios whose start position would need
-an unreasonably long prefix of play (emptied spaces, captured characters, mutants placed
-on chosen spaces, finished games). Everything after the start position is still driven
-through the public API.
+``start_game`` drives a game through the public API only (forced ``deal`` outcomes);
+``play`` applies actions written as short text (``"place Y3 12"``, ``"move Y3 E"``).
+``build_position`` constructs a position directly (with :func:`engine.fields.build`,
+naming every field): it is used only for the conformance scenarios whose start position
+would need an unreasonably long prefix of play (emptied spaces, captured characters,
+mutants placed on chosen spaces, finished games). Everything after the start position is
+still driven through the public API.
 """
 
 from __future__ import annotations
@@ -20,11 +21,18 @@ from engine.carson_city_zoo.data import (
     CARD_INDEX,
     CARD_MUTANT,
     CARD_VALUE,
+    IN_HAND,
     NUM_SPACES,
     OVER,
     PLAY,
+    TEAM_IDS,
+    roster,
 )
-from engine.core import State
+from engine.core import JSON, State
+from engine.fields import build
+from tests.games.kit import GameKit, act
+
+KIT = GameKit(GAME, CarsonCityZooState)
 
 
 def deck_order(bottoms: Mapping[int, str], tops: Mapping[int, str]) -> list[str]:
@@ -62,21 +70,25 @@ def start_game(
     options: dict[str, Any] = {"start_player": start}
     if teams is not None:
         options["teams"] = list(teams)
-    state = GAME.new_game(num_players, options)
+    state = KIT.new(num_players, options)
     for card in deck_order(bottoms or {}, tops or {}):
-        state.apply(GAME.action_from_json({"kind": "deal", "card": card}))
-    assert isinstance(state, CarsonCityZooState)
+        act(state, kind="deal", card=card)
     return state
 
 
-def act(state: State, text: str) -> None:
-    """Apply ``"place Y3 12"`` or ``"move Y3 E"`` through the JSON codec."""
+def action_json(text: str) -> dict[str, JSON]:
+    """The JSON of ``"place Y3 12"`` or ``"move Y3 E"``."""
     kind, char, arg = text.split()
     if kind == "place":
-        data: dict[str, Any] = {"kind": "place", "char": char, "space": int(arg)}
-    else:
-        data = {"kind": "move", "char": char, "dir": arg}
-    state.apply(GAME.action_from_json(data))
+        return {"kind": "place", "char": char, "space": int(arg)}
+    return {"kind": "move", "char": char, "dir": arg}
+
+
+def play(state: State, *texts: str) -> None:
+    """Apply actions given as short text (``"place Y3 12"``, ``"move Y3 E"``) through the
+    JSON codec, in order."""
+    for text in texts:
+        act(state, action_json(text))
 
 
 def build_position(
@@ -89,20 +101,20 @@ def build_position(
     to_move: int = 0,
     over: bool = False,
 ) -> CarsonCityZooState:
-    """Construct a position directly (writes the state's fields; see the module docstring).
+    """Construct a position directly (see the module docstring).
 
     ``stacks``: space -> zoo card ids, bottom first. ``occupants``: space -> character
     id, with a trailing ``*`` for a mutated one. ``piles``: seat -> captured ids (zoo
     cards and characters, in capture order). Every other character is in its owner's
     hand. Unlisted spaces get cards from the rest of the deck: 1 under an occupant,
     otherwise 2 (mutant-backed cards at the bottom). Zoo cards that fit nowhere are out
-    of play. The position is in play with ``to_move`` to act, or over if ``over``.
+    of play. The deal (``dealt``) lists the board's cards in their slots and the others in
+    the free slots; seat 0 started. The position is in play with ``to_move`` to act, or
+    over if ``over``.
     """
-    options: dict[str, Any] = {"start_player": 0}
-    if teams is not None:
-        options["teams"] = list(teams)
-    state = GAME.new_game(num_players, options)
-    assert isinstance(state, CarsonCityZooState)
+    n = num_players
+    team_ids = tuple(teams) if teams is not None else TEAM_IDS[:n]
+    chars = roster(team_ids)
     stacks = dict(stacks or {})
     occupants = dict(occupants or {})
     piles = dict(piles or {})
@@ -122,40 +134,58 @@ def build_position(
         else:
             stacks[s] = pool[:1]
             pool = pool[1:]
-    state.bottom = [-1] * NUM_SPACES
-    state.top = [-1] * NUM_SPACES
+    bottoms = [-1] * NUM_SPACES
+    tops = [-1] * NUM_SPACES
     deal: list[int] = [-1] * 50
     for s, cards in stacks.items():
         assert len(cards) <= 2 and not (s in occupants and len(cards) == 2)
         if cards:
-            state.bottom[s] = deal[s] = CARD_INDEX[cards[0]]
+            bottoms[s] = deal[s] = CARD_INDEX[cards[0]]
         if len(cards) == 2:
-            state.top[s] = deal[25 + s] = CARD_INDEX[cards[1]]
+            tops[s] = deal[25 + s] = CARD_INDEX[cards[1]]
     spare = [CARD_INDEX[c] for c in CARD_IDS if CARD_INDEX[c] not in deal]
-    state.dealt = [card if card >= 0 else spare.pop(0) for card in deal]
-    state.undealt = []
+    occupant = [-1] * NUM_SPACES
+    character_space = [IN_HAND] * (4 * n)
+    mutated = [False] * (4 * n)
     for s, name in occupants.items():
-        c = state.roster.index[name.rstrip("*")]
-        state.occupant[s] = c
-        state.character_space[c] = s
-        state.mutated[c] = name.endswith("*")
+        c = chars.index[name.rstrip("*")]
+        occupant[s] = c
+        character_space[c] = s
+        mutated[c] = name.endswith("*")
+    zoo_piles: list[list[int]] = [[] for _ in range(n)]
+    character_piles: list[list[int]] = [[] for _ in range(n)]
     for seat, cards in piles.items():
         for cid in cards:
             if cid.startswith("Z"):
-                z = CARD_INDEX[cid]
-                state.zoo_piles[seat].append(z)
-                state.zoo_points[seat] += CARD_VALUE[z]
+                zoo_piles[seat].append(CARD_INDEX[cid])
             else:
-                c = state.roster.index[cid.rstrip("*")]
-                state.character_space[c] = CAPTURED
-                state.mutated[c] = cid.endswith("*")
-                state.character_piles[seat].append(c)
-                state.character_points[seat] += c % 4 + 3
-    state.start_player = 0
-    state.current = to_move
-    state.phase = OVER if over else PLAY
-    type(state).declared_fields().check_complete(state)
-    state._fields_changed()
+                c = chars.index[cid.rstrip("*")]
+                character_space[c] = CAPTURED
+                mutated[c] = cid.endswith("*")
+                character_piles[seat].append(c)
+    options: dict[str, JSON] = {"start_player": 0, "teams": None if teams is None else list(teams)}
+    state: CarsonCityZooState = build(
+        CarsonCityZooState,
+        GAME,
+        n,
+        options,
+        teams=team_ids,
+        roster=chars,
+        phase=OVER if over else PLAY,
+        current=to_move,
+        start_player=0,
+        dealt=[card if card >= 0 else spare.pop(0) for card in deal],
+        undealt=[],
+        bottom=bottoms,
+        top=tops,
+        occupant=occupant,
+        character_space=character_space,
+        mutated=mutated,
+        zoo_piles=zoo_piles,
+        character_piles=character_piles,
+        zoo_points=[sum(CARD_VALUE[z] for z in pile) for pile in zoo_piles],
+        character_points=[sum(c % 4 + 3 for c in pile) for pile in character_piles],
+    )
     return state
 
 
@@ -164,8 +194,3 @@ def space(obs: dict[str, Any], s: int) -> dict[str, Any]:
     entry: dict[str, Any] = obs["spaces"][s]
     assert entry["space"] == s
     return entry
-
-
-def strs(actions: Sequence[Any]) -> list[str]:
-    """The actions as short text (``place Y3 12``, ``move Y3 E``)."""
-    return [str(a) for a in actions]

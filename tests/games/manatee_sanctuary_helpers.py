@@ -1,23 +1,31 @@
 """Helpers for the Manatee Sanctuary tests.
 
-Most scenarios are driven purely through the public API (``deal_round``, ``apply``).
+Most scenarios are driven purely through the public API (``deal_round``, ``act``).
 Scenarios that start from a position play cannot reach quickly (a given bag such as
-{50,20,10}, a given score, a prepared sanctuary) use :func:`build_state`, which creates
-a fresh game through ``new_game`` and then writes the documented fields of the engine's
-state directly; every sanctuary placement is still checked with the engine's own
-placement rule (``Sanctuary.explain``) before it is laid.
+{50,20,10}, a given score, a prepared sanctuary) use :func:`build_state`, which constructs
+the state with :func:`engine.fields.build` (every field named) and lays each sanctuary card
+with the engine's own placement rule (``Sanctuary.explain``, ``Sanctuary.place``) before
+phase 2 starts as the engine starts it; :func:`end_state` builds a finished game.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from engine.core import CHANCE, JSON, TERMINAL
+from engine.fields import build
 from engine.manatee_sanctuary import GAME, steps
-from engine.manatee_sanctuary.data import CARD_INDEX, CAT
-from engine.manatee_sanctuary.play import card_habitat, next_turn
+from engine.manatee_sanctuary.data import (
+    BONUS_IDS,
+    CARD_INDEX,
+    CAT,
+)
+from engine.manatee_sanctuary.play import card_habitat
+from engine.manatee_sanctuary.player import Player
 from engine.manatee_sanctuary.state import ManateeSanctuaryState
+from tests.games.kit import GameKit, act
+
+KIT = GameKit(GAME, ManateeSanctuaryState)
 
 BASE = ["S03@(0,1)r180", "S07@(1,0)r270", "S16@(1,1)r270"]
 BIG = [*BASE, "S51@(0,-1)r0", "S84@(2,0)r270"]
@@ -30,10 +38,6 @@ def parse_placement(text: str) -> tuple[str, int, int, int]:
     pos, rot = rest.split("r")
     x, y = pos.strip("()").split(",")
     return card, int(x), int(y), int(rot)
-
-
-def act(state: ManateeSanctuaryState, data: Mapping[str, JSON]) -> None:
-    state.apply(GAME.action_from_json(dict(data)))
 
 
 def draws(state: ManateeSanctuaryState, colours: Iterable[str]) -> None:
@@ -49,8 +53,67 @@ def deal_round(state: ManateeSanctuaryState, hands: Sequence[Sequence[str]]) -> 
             act(state, {"kind": "deal", "seat": seat, "card": c})
 
 
-def legal_json(state: ManateeSanctuaryState) -> list[dict[str, JSON]]:
-    return [a.to_json() for a in state.legal_actions()]
+def _state(
+    num_players: int,
+    options: Mapping[str, JSON] | None,
+    players: list[Player],
+    *,
+    rnd: int,
+    step: int,
+    current: int,
+    deck: list[int],
+    bag: list[int],
+    round_bonus: list[int],
+) -> ManateeSanctuaryState:
+    """A state between drafts and turns: the given round, step, seat, players, deck, bag and
+    round bonuses; no draft, solo draft, act or return in progress."""
+    n = num_players
+    opts = {**GAME.options, **(options or {})}
+    state: ManateeSanctuaryState = build(
+        ManateeSanctuaryState,
+        GAME,
+        n,
+        opts,
+        seats=n,
+        solo=n == 1,
+        scramble=bool(opts["scramble"]),
+        bonus_module=bool(opts["round_bonuses"]),
+        challenge=int(opts["solo_challenge"] or 0),
+        round=rnd,
+        step=step,
+        current=current,
+        deal_seat=0,
+        turn=-1,
+        deck=deck,
+        bag=bag,
+        round_bonus=round_bonus,
+        dealt=[[] for _ in range(n)],
+        splits=[None] * n,
+        stacks=[],
+        keep_choices=[-1] * n,
+        split_size=[-1] * n,
+        kept=[-1] * n,
+        solo_token=0,
+        solo_offer=[],
+        solo_picks=0,
+        solo_discards=[],
+        power_cap_used=False,
+        discard_most_dots=False,
+        saver_lost=False,
+        resolving=None,
+        return_deficit=0,
+        feed_seat=0,
+        players=players,
+        public_cache=None,
+    )
+    return state
+
+
+def _edition(num_players: int, options: Mapping[str, JSON] | None) -> tuple[list[int], list[int]]:
+    """The full deck and bag of the game ``options`` choose, as the engine's setup has them
+    (the Sanctuary Scramble plays both editions' cards with the double bag)."""
+    fresh = KIT.new(num_players, options)
+    return fresh.deck, fresh.bag
 
 
 def build_state(
@@ -70,33 +133,24 @@ def build_state(
 
     Seat i gets hand ``hands[i]`` (removed from the deck), sanctuary ``sanctuaries[i]``
     (placements checked by the engine's rule; flowers and capacity follow from them),
-    ``housed[i]`` = (grey, pink, yellow), ``food[i]`` (set after the placements), and a
-    score of ``score[i]`` (the difference to 10 is written to ``round_1``). The bag
-    is ``bag`` (default: the full bag minus housed manatees). The turn pointer starts
-    at seat (rnd - 1) mod N as in the rules; if every hand is empty the state moves on
-    to feeding at once (which may finish the round). ``bonuses`` assigns round-bonus
-    cards for rounds 1-3 (module must be on).
+    ``housed[i]`` = (grey, pink, yellow), ``food[i]``, and a score of ``score[i]`` (the
+    difference to 10 is written to ``round_1``). The bag is ``bag`` (default: the full
+    bag minus housed manatees). Phase 2 then starts as the engine starts it
+    (``start_play``): the turn pointer at seat (rnd - 1) mod N as in the rules; if every
+    hand is empty the state moves on to feeding at once (which may finish the round).
+    ``bonuses`` assigns round-bonus cards for rounds 1-3 (module must be on).
     """
-    opts = dict(options or {})
-    state: Any = GAME.new_game(num_players, opts)
-    s: ManateeSanctuaryState = state
-    s.round = rnd
-    for r, b in enumerate(bonuses):
-        s.round_bonus[r] = ["RB1", "RB2", "RB3", "RB4", "RB5", "RB6", "RB7", "RB8"].index(b)
-    for seat in range(num_players):
-        p = s.players[seat]
-        for text in sanctuaries[seat] if seat < len(sanctuaries) else ():
-            cid, x, y, rot = parse_placement(text)
-            c = CARD_INDEX[cid]
-            why = p.sanctuary.explain(c, x, y, rot)
-            assert why is None, f"{text}: {why}"
-            s.deck.remove(c)
-            for colour in p.sanctuary.place(c, x, y, rot):
-                p.flowers[colour - 1] += 1
-            p.capacity += card_habitat(s, c)
+    n = num_players
+    deck, full_bag = _edition(n, options)
+    players = [Player() for _ in range(n)]
+    laid = [
+        [parse_placement(text) for text in sanctuaries[seat]] for seat in range(len(sanctuaries))
+    ]
+    used = {CARD_INDEX[cid] for placements in laid for cid, *_ in placements}
+    for seat, p in enumerate(players):
         for cid in hands[seat] if seat < len(hands) else ():
             c = CARD_INDEX[cid]
-            s.deck.remove(c)
+            used.add(c)
             p.hand.append(c)
             p.origin[c] = seat
         p.hand.sort()
@@ -106,16 +160,33 @@ def build_state(
             p.food = food[seat]
         if seat < len(score):
             p.points[CAT["round_1"]] = score[seat] - 10
-    if bag is not None:
-        s.bag = list(bag)
-    else:
-        for p in s.players:
-            for col in range(3):
-                s.bag[col] -= p.housed[col]
-    s.dealt = [[] for _ in range(num_players)]
-    s._fields_changed()
-    next_turn(s, (rnd - 2) % num_players)
-    return s
+    if bag is None:
+        bag = [full_bag[col] - sum(p.housed[col] for p in players) for col in range(3)]
+    round_bonus = [-1, -1, -1]
+    for r, b in enumerate(bonuses):
+        round_bonus[r] = BONUS_IDS.index(b)
+    state = _state(
+        n,
+        options,
+        players,
+        rnd=rnd,
+        step=steps.PLAY,  # start_play() below sets step, current and turn
+        current=CHANCE,
+        deck=[c for c in deck if c not in used],
+        bag=list(bag),
+        round_bonus=round_bonus,
+    )
+    for p, placements in zip(state.players, laid, strict=False):
+        for cid, x, y, rot in placements:
+            c = CARD_INDEX[cid]
+            why = p.sanctuary.explain(c, x, y, rot)
+            assert why is None, f"{cid}@({x},{y})r{rot}: {why}"
+            for colour in p.sanctuary.place(c, x, y, rot):
+                p.flowers[colour - 1] += 1
+            p.capacity += card_habitat(state, c)
+    state._fields_changed()
+    state.start_play()
+    return state
 
 
 def finish_game(state: ManateeSanctuaryState) -> ManateeSanctuaryState:
@@ -133,16 +204,26 @@ def end_state(
 ) -> ManateeSanctuaryState:
     """A terminal state with the given totals, housed counts (all grey) and food.
 
-    Built directly (documented shortcut): a fresh game whose players' fields are set and
-    whose phase is set to the end of the game.
+    Built directly (documented shortcut): a game over in round 1, whose players have only
+    these totals (the difference to 10 in ``round_1``), housed manatees and food, with the
+    full deck and bag.
     """
-    state: Any = GAME.new_game(len(totals))
-    s: ManateeSanctuaryState = state
-    for p, t, h, f in zip(s.players, totals, housed_totals, food, strict=True):
+    players = []
+    for t, h, f in zip(totals, housed_totals, food, strict=True):
+        p = Player()
         p.points[CAT["round_1"]] = t - 10
         p.housed = [h, 0, 0]
         p.food = f
-    s.step = steps.GAME_OVER
-    s.current = TERMINAL
-    s._fields_changed()
-    return s
+        players.append(p)
+    deck, bag = _edition(len(totals), None)
+    return _state(
+        len(totals),
+        None,
+        players,
+        rnd=1,
+        step=steps.GAME_OVER,
+        current=TERMINAL,
+        deck=deck,
+        bag=bag,
+        round_bonus=[-1, -1, -1],
+    )

@@ -6,16 +6,28 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from engine import CHANCE, TERMINAL, GameConfigError, IllegalActionError, State
-from engine.core import sample_outcome
+from engine import CHANCE, TERMINAL, GameConfigError, State
 from engine.dziobaki import GAME, DziobakiState, meadows, parse_board, score_board
 from engine.dziobaki.data import ORIENTED_ANIMALS, ORIENTED_ARMS, TILE_IDS
 from engine.dziobaki.render import board_lines, space_lines
+from tests.games.kit import (
+    GameKit,
+    act,
+    apply_all,
+    legal_json,
+    playout,
+    rebuilt,
+    rejects,
+    rejects_observation,
+    step,
+)
+
+KIT = GameKit(GAME, DziobakiState)
 
 WE1 = "D04@1 D07@3 D12@2 D10@0 | D08@2 D01@2 D14@3 D15@3 | D05@0 D03@0 D06@2 D09@1"
 WE2A = "D14@0 D13@3 D04@2 D02@3 | D08@1 D09@3 D10@0 D07@3 | D05@2 D06@1 D03@1 D01@2"
@@ -25,22 +37,16 @@ C10_SEAT1 = "D14@1 D06@3 D07@3 D15@3 | D05@0 D09@1 D04@2 D01@2 | D12@3 D03@2 D08
 C16 = "D08@0 D06@1 D04@0 D03@1 | D01@3 D09@3 D07@3 D05@0 | D12@3 D11@0 D02@0 D15@3"
 
 
-def new(n: int, **options: object) -> DziobakiState:
-    state = GAME.new_game(n, options)
-    assert isinstance(state, DziobakiState)
-    return state
-
-
 def reveal(state: State, tile: str) -> None:
-    state.apply(GAME.action_from_json({"kind": "reveal", "tile": tile}))
+    act(state, kind="reveal", tile=tile)
 
 
 def place(state: State, space: int, rotation: int) -> None:
-    state.apply(GAME.action_from_json({"kind": "place", "space": space, "rotation": rotation}))
+    act(state, kind="place", space=space, rotation=rotation)
 
 
 def play_boards(
-    boards: Sequence[str], order: Sequence[str] | None = None, **options: object
+    boards: Sequence[str], order: Sequence[str] | None = None, **options: bool | str
 ) -> DziobakiState:
     """Play a whole game through the public API so that seat i ends with ``boards[i]``.
 
@@ -51,7 +57,7 @@ def play_boards(
     where = [{code >> 2: (s, code & 3) for s, code in enumerate(t)} for t in targets]
     assert all(set(w) == set(where[0]) for w in where), "all boards need the same 12 tiles"
     tiles = list(order) if order else [TILE_IDS[code >> 2] for code in targets[0]]
-    state = new(len(boards), **options)
+    state = KIT.new(len(boards), options)
     for tid in tiles:
         reveal(state, tid)
         for seat in range(len(boards)):
@@ -68,22 +74,11 @@ def meadow_table(board: str, side: str = "A") -> dict[tuple[int, int], tuple[int
     return {m.cells[0]: (len(m.cells), *m.counts) for m in meadows(parse_board(board), side)}
 
 
-def random_play(state: State, rng: random.Random, steps: int = 10_000) -> None:
-    for _ in range(steps):
-        if state.is_terminal():
-            return
-        if state.current_player == CHANCE:
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
-        else:
-            acts = state.legal_actions()
-            state.apply(acts[rng.randrange(len(acts))])
-
-
 # --------------------------------------------------------------------------- scenarios
 
 
 def test_c01_setup() -> None:
-    state = new(3)
+    state = KIT.new(3)
     assert state.current_player == CHANCE
     for seat in range(3):
         obs = state.observation(seat)
@@ -108,14 +103,14 @@ def test_c01_setup() -> None:
 
 
 def test_c02_legal_actions_shrink() -> None:
-    state = new(2)
+    state = KIT.new(2)
     for tile, space in zip(("D01", "D02", "D03", "D04", "D05"), (0, 1, 2, 5, 9), strict=True):
         reveal(state, tile)
         place(state, space, 0)
         place(state, 11 - space, 1)
     reveal(state, "D06")
     assert state.observation(0)["round"] == 6
-    legal = [a.to_json() for a in state.legal_actions()]
+    legal = legal_json(state)
     assert len(legal) == 28
     assert sorted({a["space"] for a in legal}) == [3, 4, 6, 7, 8, 10, 11]
     assert legal == [
@@ -126,25 +121,22 @@ def test_c02_legal_actions_shrink() -> None:
 
 
 def test_c03_last_round() -> None:
-    state = new(1)
+    state = KIT.new(1)
     spaces = [s for s in range(12) if s != 7]
     for tile, space in zip(TILE_IDS[:11], spaces, strict=True):
         reveal(state, tile)
         place(state, space, 0)
     reveal(state, "D12")
     assert state.observation(0)["round"] == 12
-    assert [a.to_json() for a in state.legal_actions()] == [
-        {"kind": "place", "space": 7, "rotation": k} for k in range(4)
-    ]
+    assert legal_json(state) == [{"kind": "place", "space": 7, "rotation": k} for k in range(4)]
 
 
 def test_c04_illegal_actions() -> None:
-    state = new(2)
+    state = KIT.new(2)
     reveal(state, "D01")
     place(state, 5, 0)
     place(state, 5, 2)
     reveal(state, "D02")
-    digest = state.digest()
     spectator = state.observation(None)
     cases = [
         ({"kind": "place", "space": 5, "rotation": 0}, "space 5 of seat 0's board is occupied"),
@@ -152,9 +144,7 @@ def test_c04_illegal_actions() -> None:
         ({"kind": "place", "space": 12, "rotation": 0}, "space 12 does not exist"),
     ]
     for data, message in cases:
-        with pytest.raises(IllegalActionError, match=message):
-            state.apply(GAME.action_from_json(data))
-        assert state.digest() == digest
+        rejects(state, data, message)
         assert state.current_player == 0  # asked again
     # Seat 0 commits; a second place from seat 0 is rejected (already committed).
     place(state, 0, 0)
@@ -166,23 +156,21 @@ def test_c04_illegal_actions() -> None:
     assert state.illegal_reason_for(1, second) is None
     # Nothing about the rejections reached anyone: seat 1's and the spectator's views
     # are those of a state where seat 0 committed without any rejected attempt.
-    clean = new(2)
-    for step in state.history:
-        clean.apply(step)
+    clean = apply_all(KIT.new(2), state.history)
     assert clean.observation(1) == state.observation(1)
     assert clean.observation(None) == state.observation(None)
     assert spectator["boards"] == state.observation(None)["boards"]
 
 
 def test_c05_simultaneous_commit() -> None:
-    state = new(2)
+    state = KIT.new(2)
     reveal(state, "D08")
     place(state, 3, 0)
     obs1 = state.observation(1)
     assert all(sp["tile"] == "" for b in obs1["boards"] for sp in b["spaces"])
     assert obs1["my_commitment"] == {"space": -1, "rotation": -1}
     # Seat 1's view is the same whatever seat 0 committed.
-    alt = new(2)
+    alt = KIT.new(2)
     reveal(alt, "D08")
     place(alt, 7, 1)
     assert alt.observation(1) == obs1
@@ -195,7 +183,7 @@ def test_c05_simultaneous_commit() -> None:
 
 
 def test_c06_rotation_semantics() -> None:
-    state = new(1)
+    state = KIT.new(1)
     reveal(state, "D10")
     place(state, 0, 1)
     code = state.board(0)[0]
@@ -216,16 +204,12 @@ def test_c06_rotation_semantics() -> None:
 
 
 def test_c07_game_end() -> None:
-    state = new(3)
+    state = KIT.new(3)
     rng = random.Random(7)
     rounds = 0
     while not state.is_terminal():
-        if state.current_player == CHANCE:
-            rounds += 1
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
-        else:
-            acts = state.legal_actions()
-            state.apply(acts[rng.randrange(len(acts))])
+        rounds += state.current_player == CHANCE
+        step(state, rng)
     assert rounds == 12
     assert state.current_player == TERMINAL
     assert state.legal_actions() == [] and state.chance_outcomes() == []
@@ -414,7 +398,7 @@ def test_c13_board_side_matters() -> None:
 
 
 def test_c14_solo() -> None:
-    state = new(1)
+    state = KIT.new(1)
     kinds = []
     board = parse_board(WE1)
     for s, code in enumerate(board):
@@ -433,7 +417,7 @@ def test_c14_solo() -> None:
 
 
 def test_c15_hidden_stack() -> None:
-    state = new(4)
+    state = KIT.new(4)
     rng = random.Random(15)
     rounds = 0
     while not state.is_terminal():
@@ -454,11 +438,8 @@ def test_c15_hidden_stack() -> None:
                 views.append([twin.observation(s) for s in (0, 1, 2, 3, None)])
                 twin.apply(outcome)
             assert all(v == views[0] for v in views)
-            state.apply(sample_outcome(outcomes, rng))
             rounds += 1
-        else:
-            acts = state.legal_actions()
-            state.apply(acts[rng.randrange(len(acts))])
+        step(state, rng)
     # The full state holds no stack order, only what was revealed.
     full = state._full_state()
     assert isinstance(full, dict)
@@ -499,7 +480,7 @@ def test_all_together_bonus_awarded() -> None:
 
 
 def _mid_round(n: int, commits: Sequence[tuple[int, int]]) -> DziobakiState:
-    state = new(n)
+    state = KIT.new(n)
     reveal(state, "D05")
     for seat in range(n):
         place(state, 11, seat % 4)
@@ -551,18 +532,16 @@ def test_resample_redraws_only_hidden_commitments() -> None:
                     assert p >= 0 and other.board(j)[p >> 2] == -1  # legal commitment
             seen.add(tuple(other.commitments))
             # The rewritten history replays to the resampled state.
-            replayed = new(4)
-            for step in other.history:
-                replayed.apply(step)
+            replayed = apply_all(KIT.new(4), other.history)
             assert replayed.digest() == other.digest()
-            random_play(other, random.Random(i))
+            playout(other, random.Random(i))
             assert other.is_terminal()
         assert len(seen) > 1  # the other seats' commitments were re-drawn
 
 
 def test_resample_keeps_everything_at_chance_nodes() -> None:
-    state = new(3)
-    random_play(state, random.Random(3), steps=9)  # reveal + 3 places, x2, + 1 reveal
+    state = KIT.new(3)
+    playout(state, random.Random(3), steps=9)  # reveal + 3 places, x2, + 1 reveal
     assert state.current_player == 0
     other = state.resample(1, random.Random(0))
     assert other.digest() == state.digest()
@@ -590,45 +569,38 @@ def test_bad_options_and_player_counts() -> None:
         GAME.new_game(2, options)
 
 
-def _rejects(state: State, data: object, message: str) -> None:
-    digest = state.digest()
-    with pytest.raises(IllegalActionError, match=message):
-        state.apply_json(data)
-    assert state.digest() == digest
-
-
 def test_bad_actions() -> None:
-    state = new(2)
-    _rejects(state, {"kind": "draw"}, "unknown action kind 'draw'; known kinds: place, reveal")
-    _rejects(state, {"kind": "reveal"}, "'reveal' action is missing field 'tile'")
-    _rejects(state, {"kind": "reveal", "tile": "D16"}, "reveal.tile must be one of")
-    _rejects(state, {"kind": "reveal", "tile": 9}, "reveal.tile must be one of")
-    _rejects(state, {"kind": "place", "space": 0, "rotation": 0}, "chance outcome of kind reveal")
-    _rejects(state, ["place"], "an action must be a JSON object")
+    state = KIT.new(2)
+    rejects(state, {"kind": "draw"}, "unknown action kind 'draw'; known kinds: place, reveal")
+    rejects(state, {"kind": "reveal"}, "'reveal' action is missing field 'tile'")
+    rejects(state, {"kind": "reveal", "tile": "D16"}, "reveal.tile must be one of")
+    rejects(state, {"kind": "reveal", "tile": 9}, "reveal.tile must be one of")
+    rejects(state, {"kind": "place", "space": 0, "rotation": 0}, "chance outcome of kind reveal")
+    rejects(state, ["place"], "an action must be a JSON object")
     reveal(state, "D09")
-    _rejects(state, {"kind": "reveal", "tile": "D01"}, "seat 0 must place the revealed tile D09")
-    _rejects(state, {"kind": "place", "space": 0}, "'place' action is missing field 'rotation'")
-    _rejects(state, {"kind": "place", "space": "3", "rotation": 0}, "place.space must be an int")
-    _rejects(state, {"kind": "place", "space": 3, "rotation": 1.0}, "place.rotation must be an")
-    _rejects(state, {"kind": "place", "space": True, "rotation": 0}, "place.space must be an")
-    _rejects(state, {"kind": "place", "space": 3, "rotation": 0, "seat": 1}, "unknown field")
-    _rejects(state, {"kind": "place", "space": -1, "rotation": 0}, "space -1 does not exist")
-    _rejects(state, {"kind": "place", "space": 12, "rotation": 0}, "space 12 does not exist")
-    _rejects(state, {"kind": "place", "space": 3, "rotation": 4}, "rotation 4 is out of range")
-    _rejects(state, {"kind": "place", "space": 3, "rotation": -1}, "rotation -1 is out of range")
+    rejects(state, {"kind": "reveal", "tile": "D01"}, "seat 0 must place the revealed tile D09")
+    rejects(state, {"kind": "place", "space": 0}, "'place' action is missing field 'rotation'")
+    rejects(state, {"kind": "place", "space": "3", "rotation": 0}, "place.space must be an int")
+    rejects(state, {"kind": "place", "space": 3, "rotation": 1.0}, "place.rotation must be an")
+    rejects(state, {"kind": "place", "space": True, "rotation": 0}, "place.space must be an")
+    rejects(state, {"kind": "place", "space": 3, "rotation": 0, "seat": 1}, "unknown field")
+    rejects(state, {"kind": "place", "space": -1, "rotation": 0}, "space -1 does not exist")
+    rejects(state, {"kind": "place", "space": 12, "rotation": 0}, "space 12 does not exist")
+    rejects(state, {"kind": "place", "space": 3, "rotation": 4}, "rotation 4 is out of range")
+    rejects(state, {"kind": "place", "space": 3, "rotation": -1}, "rotation -1 is out of range")
     place(state, 4, 0)
     place(state, 4, 0)
-    _rejects(state, {"kind": "reveal", "tile": "D09"}, "tile D09 was already revealed in round 1")
+    rejects(state, {"kind": "reveal", "tile": "D09"}, "tile D09 was already revealed in round 1")
     reveal(state, "D10")
-    _rejects(state, {"kind": "place", "space": 4, "rotation": 1}, "space 4 of seat 0's board is")
+    rejects(state, {"kind": "place", "space": 4, "rotation": 1}, "space 4 of seat 0's board is")
     assert (
         state.illegal_reason_for(
             1, GAME.action_from_json({"kind": "place", "space": 0, "rotation": 0})
         )
         == "seat 1 is not to move: seat 0 commits first (seat order)"
     )
-    random_play(state, random.Random(1))
-    _rejects(state, {"kind": "reveal", "tile": "D01"}, "the game is over")
+    playout(state, random.Random(1))
+    rejects(state, {"kind": "reveal", "tile": "D01"}, "the game is over")
 
 
 # ------------------------------------------------------------------ encoding, render
@@ -644,7 +616,7 @@ def test_action_json_and_text() -> None:
 
 
 def test_observation_shape_is_proto_friendly() -> None:
-    state = new(3, board_side="B", all_together=True)
+    state = KIT.new(3, {"board_side": "B", "all_together": True})
     rng = random.Random(2)
     while not state.is_terminal():
         for seat in (0, 1, 2, None):
@@ -660,13 +632,13 @@ def test_observation_shape_is_proto_friendly() -> None:
             # the spectator's "you" is the only null
             assert "None" not in json.dumps(obs)
             assert "null" not in json.dumps({**obs, "you": 0})
-        random_play(state, rng, steps=1)
+        step(state, rng)
     final = state.observation(None)
     assert [b["score"] for b in final["boards"]] == state.result().breakdown
 
 
 def test_render_readable() -> None:
-    state = new(2, board_side="B")
+    state = KIT.new(2, {"board_side": "B"})
     assert "reveals the top tile" in state.render()
     reveal(state, "D09")
     text = state.render(0)
@@ -674,7 +646,7 @@ def test_render_readable() -> None:
     assert "seat 0 (red) to place" in text
     place(state, 2, 1)
     place(state, 2, 3)
-    random_play(state, random.Random(4))
+    playout(state, random.Random(4))
     text = state.render(None)
     assert "Game over." in text and "rank" in text and "final" in text
     assert text.count("|... ...:... ...:... ...:... ...|") == 4
@@ -689,39 +661,25 @@ def test_score_board_provisional_on_empty_board() -> None:
 # ------------------------------------------------------- rebuild from an observation
 
 
-def rebuild(state: State, seed: int, seat: int | None = None) -> DziobakiState:
-    """``GAME.from_observation`` at ``state``'s turn, from its observation off the wire."""
-    seat = state.current_player if seat is None else seat
-    obs = json.loads(json.dumps(state.observation(seat)))
-    rebuilt = GAME.from_observation(
-        state.num_players, state.options, seat, obs, random.Random(seed)
-    )
-    assert isinstance(rebuilt, DziobakiState)
-    assert rebuilt.history == [] and rebuilt.current_player == seat
-    assert rebuilt.observation(seat) == obs
-    assert rebuilt.legal_actions() == state.legal_actions()
-    return rebuilt
-
-
 def test_from_observation_redraws_hidden_commitments() -> None:
     state = _mid_round(4, [(0, 0), (1, 1), (2, 2)])  # seat 3 to place D11
     digests = set()
     pendings: set[tuple[int, int]] = set()
     for seed in range(30):
-        rebuilt = rebuild(state, seed)
-        assert rebuild(state, seed).digest() == rebuilt.digest()  # deterministic in the rng
-        digests.add(rebuilt.digest())
-        assert rebuilt.revealed == state.revealed and rebuilt.round == 2
-        assert [rebuilt.board(j) for j in range(4)] == [state.board(j) for j in range(4)]
-        assert rebuilt.commitments[3] == -1
+        copy = rebuilt(state, seed)
+        assert rebuilt(state, seed).digest() == copy.digest()  # deterministic in the rng
+        digests.add(copy.digest())
+        assert copy.revealed == state.revealed and copy.round == 2
+        assert [copy.board(j) for j in range(4)] == [state.board(j) for j in range(4)]
+        assert copy.commitments[3] == -1
         for j in range(3):
-            p = rebuilt.commitments[j]
-            assert p >= 0 and rebuilt.board(j)[p >> 2] == -1  # a legal commitment
-        pendings.update((j, rebuilt.commitments[j] >> 2) for j in range(3))
+            p = copy.commitments[j]
+            assert p >= 0 and copy.board(j)[p >> 2] == -1  # a legal commitment
+        pendings.update((j, copy.commitments[j] >> 2) for j in range(3))
         # The other seats see their own (re-drawn) commitment, never the true one.
-        assert rebuilt.observation(0)["my_commitment"] == {
-            "space": rebuilt.commitments[0] >> 2,
-            "rotation": rebuilt.commitments[0] & 3,
+        assert copy.observation(0)["my_commitment"] == {
+            "space": copy.commitments[0] >> 2,
+            "rotation": copy.commitments[0] & 3,
         }
     assert len(digests) > 20
     assert {s for j, s in pendings if j == 0} == set(range(11))  # every empty space drawn
@@ -729,37 +687,37 @@ def test_from_observation_redraws_hidden_commitments() -> None:
 
 def test_from_observation_nothing_hidden_for_first_seat_and_solo() -> None:
     for n in (1, 3):
-        state = new(n, board_side="B", all_together=True)
+        state = KIT.new(n, {"board_side": "B", "all_together": True})
         rng = random.Random(n)
         while not state.is_terminal():
             if state.current_player == 0:
-                assert rebuild(state, 1).digest() == state.digest()
-            random_play(state, rng, steps=1)
+                assert rebuilt(state, 1).digest() == state.digest()
+            step(state, rng)
 
 
 def test_from_observation_conserves_components() -> None:
     for n in (2, 4):
         for game_seed in range(3):
-            state = new(n)
+            state = KIT.new(n)
             rng = random.Random(game_seed)
             while not state.is_terminal():
                 if state.current_player >= 0:
-                    rebuilt = rebuild(state, rng.randrange(1000))
-                    revealed = set(rebuilt.revealed)
-                    remaining = {t for t in range(15) if rebuilt.remaining >> t & 1}
+                    copy = rebuilt(state, rng.randrange(1000))
+                    revealed = set(copy.revealed)
+                    remaining = {t for t in range(15) if copy.remaining >> t & 1}
                     assert revealed.isdisjoint(remaining) and revealed | remaining == set(range(15))
                     for j in range(n):
-                        tiles = [code >> 2 for code in rebuilt.board(j) if code >= 0]
-                        assert sorted(tiles) == sorted(rebuilt.revealed[:-1])
-                    random_play(rebuilt, random.Random(game_seed))
-                    assert rebuilt.is_terminal()
+                        tiles = [code >> 2 for code in copy.board(j) if code >= 0]
+                        assert sorted(tiles) == sorted(copy.revealed[:-1])
+                    playout(copy, random.Random(game_seed))
+                    assert copy.is_terminal()
                     for j in range(n):
-                        board = rebuilt.board(j)
+                        board = copy.board(j)
                         assert -1 not in board
-                        assert {code >> 2 for code in board} == set(rebuilt.revealed)
-                    assert len(rebuilt.revealed) == 12 and bin(rebuilt.remaining).count("1") == 3
-                    assert len(rebuilt.result().ranks) == n
-                random_play(state, rng, steps=1)
+                        assert {code >> 2 for code in board} == set(copy.revealed)
+                    assert len(copy.revealed) == 12 and bin(copy.remaining).count("1") == 3
+                    assert len(copy.result().ranks) == n
+                step(state, rng)
 
 
 def _last_empty(state: DziobakiState, seat: int) -> int:
@@ -768,19 +726,19 @@ def _last_empty(state: DziobakiState, seat: int) -> int:
 
 
 def test_from_observation_last_round_mid_commitment() -> None:
-    state = new(3)
-    random_play(state, random.Random(7), steps=11 * 4 + 1)  # 11 rounds, then the 12th reveal
+    state = KIT.new(3)
+    playout(state, random.Random(7), steps=11 * 4 + 1)  # 11 rounds, then the 12th reveal
     place(state, _last_empty(state, 0), 1)  # seat 0 commits to its last space
     assert state.current_player == 1 and state.round == 12
-    rebuilt = rebuild(state, 0)
-    assert len(rebuilt.legal_actions()) == 4
-    assert rebuilt.commitments[0] >> 2 == _last_empty(rebuilt, 0)  # the only possible space
-    place(rebuilt, _last_empty(rebuilt, 1), 2)  # seat 1 commits after the rebuild
+    copy = rebuilt(state, 0)
+    assert len(copy.legal_actions()) == 4
+    assert copy.commitments[0] >> 2 == _last_empty(copy, 0)  # the only possible space
+    place(copy, _last_empty(copy, 1), 2)  # seat 1 commits after the rebuild
     # The history holds only the steps after the rebuild; resampling copes with it.
-    assert len(rebuilt.history) == 1
-    other = rebuilt.resample(2, random.Random(3))
+    assert len(copy.history) == 1
+    other = copy.resample(2, random.Random(3))
     assert isinstance(other, DziobakiState)
-    assert other.observation(2) == rebuilt.observation(2)
+    assert other.observation(2) == copy.observation(2)
     assert other.history[0] == GAME.action_from_json(
         {"kind": "place", "space": other.commitments[1] >> 2, "rotation": other.commitments[1] & 3}
     )
@@ -788,53 +746,67 @@ def test_from_observation_last_round_mid_commitment() -> None:
     assert other.is_terminal() and len(other.result().ranks) == 3
 
 
-def _bad_observation(edit: Callable[[dict[str, Any]], object], message: str) -> None:
-    state = _mid_round(3, [(0, 0)])  # seat 1 to place D11 in round 2
-    obs = json.loads(json.dumps(state.observation(1)))
-    edit(obs)
-    with pytest.raises(ValueError, match=message):
-        GAME.from_observation(3, None, 1, obs, random.Random(0))
-
-
 def test_from_observation_rejects_malformed_observations() -> None:
     def spaces(obs: dict[str, Any], seat: int) -> list[dict[str, Any]]:
-        return obs["boards"][seat]["spaces"]
+        spaces: list[dict[str, Any]] = obs["boards"][seat]["spaces"]
+        return spaces
 
-    _bad_observation(lambda o: o.update(phase="reveal"), "not one of seat 1's turns")
-    _bad_observation(lambda o: o.update(current_player=2), "not one of seat 1's turns")
-    _bad_observation(lambda o: o.update(board_side="B"), "board_side is 'B' but the game option")
-    _bad_observation(lambda o: o.update(round=13), r"round must be an integer 1\.\.12, got 13")
-    _bad_observation(lambda o: o.update(round=3), r"one tile per round so far \(3\), got 2")
-    _bad_observation(lambda o: o["revealed"].__setitem__(0, "D16"), "must be a tile id")
-    _bad_observation(lambda o: o["revealed"].__setitem__(0, "D11"), "repeats a tile")
-    _bad_observation(lambda o: o.update(revealed_tile="D05"), "must be the last revealed tile D11")
-    _bad_observation(lambda o: o.update(boards=o["boards"][:2]), "boards must have 3 entries")
-    _bad_observation(
+    state = _mid_round(3, [(0, 0)])  # seat 1 to place D11 in round 2
+
+    rejects_observation(state, lambda o: o.update(phase="reveal"), "not one of seat 1's turns")
+    rejects_observation(state, lambda o: o.update(current_player=2), "not one of seat 1's turns")
+    rejects_observation(
+        state, lambda o: o.update(board_side="B"), "board_side is 'B' but the game option"
+    )
+    rejects_observation(
+        state, lambda o: o.update(round=13), r"round must be an integer 1\.\.12, got 13"
+    )
+    rejects_observation(
+        state, lambda o: o.update(round=3), r"one tile per round so far \(3\), got 2"
+    )
+    rejects_observation(state, lambda o: o["revealed"].__setitem__(0, "D16"), "must be a tile id")
+    rejects_observation(state, lambda o: o["revealed"].__setitem__(0, "D11"), "repeats a tile")
+    rejects_observation(
+        state, lambda o: o.update(revealed_tile="D05"), "must be the last revealed tile D11"
+    )
+    rejects_observation(
+        state, lambda o: o.update(boards=o["boards"][:2]), "boards must have 3 entries"
+    )
+    rejects_observation(
+        state,
         lambda o: spaces(o, 2)[11].update(tile="", rotation=-1),
         r"boards\[2\] must hold exactly the tiles of the completed rounds \(D05\), got nothing",
     )
-    _bad_observation(
+    rejects_observation(
+        state,
         lambda o: spaces(o, 0)[3].update(tile="D05", rotation=0),
         r"boards\[0\] holds tile D05 twice",
     )
-    _bad_observation(
-        lambda o: spaces(o, 1)[11].update(rotation=4), r"spaces\[11\]\.rotation must be an integer"
+    rejects_observation(
+        state,
+        lambda o: spaces(o, 1)[11].update(rotation=4),
+        r"spaces\[11\]\.rotation must be an integer",
     )
-    _bad_observation(
+    rejects_observation(
+        state,
         lambda o: o.update(committed=[False] * 3),
         r"inconsistent observation: committed\[0\] is False, but the rest of the observation "
         "implies True",
     )
-    _bad_observation(
+    rejects_observation(
+        state,
         lambda o: o.update(stack_size=15),
         "stack_size is 15, but the rest of the observation implies 13",
     )
-    _bad_observation(
+    rejects_observation(
+        state,
         lambda o: o.update(my_commitment={"space": 0, "rotation": 0}),
         "my_commitment.space is 0, but the rest of the observation implies -1",
     )
-    _bad_observation(
-        lambda o: o["boards"][1]["score"].update(total=5), r"boards\[1\]\.score\.total is 5, but"
+    rejects_observation(
+        state,
+        lambda o: o["boards"][1]["score"].update(total=5),
+        r"boards\[1\]\.score\.total is 5, but",
     )
-    _bad_observation(lambda o: o.pop("supply"), "supply is missing")
-    _bad_observation(lambda o: o.pop("boards"), "has no field .boards.")
+    rejects_observation(state, lambda o: o.pop("supply"), "supply is missing")
+    rejects_observation(state, lambda o: o.pop("boards"), "has no field .boards.")

@@ -15,11 +15,9 @@ import pytest
 
 from engine.core import (
     CHANCE,
-    TERMINAL,
     GameConfigError,
     IllegalActionError,
     State,
-    sample_outcome,
 )
 from engine.panorama import GAME, PanoramaState
 from engine.panorama.actions import BalloonDrop, Fly, Reveal
@@ -30,7 +28,6 @@ from engine.panorama.data import (
     ITEM_ROWS,
     MOUNTAINS,
     NUM_TILES,
-    OVER,
     PLACE_PHASE,
     PLAINS,
     RIVER,
@@ -39,24 +36,24 @@ from engine.panorama.data import (
     TILE_INDEX,
 )
 from engine.panorama.scoring import analyse, areas
+from tests.games.kit import (
+    Edit,
+    act,
+    apply_all,
+    full_state,
+    legal_json,
+    obs_json,
+    player_obs,
+    rebuild_fails,
+    rebuilt,
+    rejects,
+    rejects_observation,
+    same_view_for_every_seat,
+    wire,
+)
+from tests.games.panorama_helpers import KIT, build_position, finished, setup
 
 RED, YELLOW, GREEN, BLUE = range(4)
-
-
-def act(state: State, **data: object) -> None:
-    """Apply an action or chance outcome given as JSON fields."""
-    state.apply(GAME.action_from_json(dict(data)))
-
-
-def setup(num_players: int, tops: list[str], drops: list[int], **options: object) -> PanoramaState:
-    """A new game with the given initial reveal outcomes and balloon drops forced."""
-    state = GAME.new_game(num_players, options or None)
-    assert isinstance(state, PanoramaState)
-    for space, tile in enumerate(tops):
-        act(state, kind="reveal", space=space, tile=tile)
-    for space, seat in enumerate(drops):
-        act(state, kind="balloon_drop", space=space, seat=seat)
-    return state
 
 
 def c01_state() -> PanoramaState:
@@ -64,57 +61,12 @@ def c01_state() -> PanoramaState:
     return setup(3, tops, [GREEN, RED, YELLOW])
 
 
-def build_position(
-    num_players: int, stacks: list[list[str]], balloons: list[int], active: int
-) -> PanoramaState:
-    """A mid-game position with given stacks and balloon spaces (not reachable quickly).
-
-    The spec's C06/C07 positions have stacks of 1-3 tiles and balloons off spaces 0..p-1,
-    which play reaches only after a long, contrived prefix. So this helper runs the setup
-    through the public API (forcing each stack's top as its ``reveal`` outcome and the
-    balloon drops), then overwrites the stack counts and balloon spaces directly; the
-    token is put on the active player's space, showing the sun.
-    """
-    tops = [s[0] for s in stacks]
-    state = setup(num_players, tops, list(range(num_players)))
-    state.stack_counts = [len(s) for s in stacks]
-    state.occupants = [-1] * len(stacks)
-    for seat, space in enumerate(balloons):
-        state.occupants[space] = seat
-        state.balloon_space[seat] = space
-    state.token_space = balloons[active]
-    state.active_player = active
-    state.current = active
-    state._fields_changed()
-    return state
-
-
-def finished(panoramas: list[str], starts: list[int], goals: list[str]) -> PanoramaState:
-    """A finished game with given panoramas (the spec's worked examples).
-
-    A whole game that ends with exactly these panoramas would need a long forced deal, so
-    the helper creates a game with the given goals and sets the panoramas and the
-    game-over phase directly; everything else is computed through ``result()``.
-    """
-    state = GAME.new_game(len(panoramas), {"goals": goals})
-    assert isinstance(state, PanoramaState)
-    state.panoramas = [[TILE_INDEX[t] for t in p.split()] for p in panoramas]
-    state.start_index = list(starts)
-    state.phase, state.current, state.active_player = OVER, TERMINAL, -1
-    state.standing = [False] * len(panoramas)
-    return state
-
-
 def legal_fly(state: State) -> list[int]:
     return [a.space for a in state.legal_actions() if isinstance(a, Fly)]
 
 
-def obs_json(state: State, seat: int | None) -> str:
-    return json.dumps(state.observation(seat), sort_keys=True)
-
-
 def pan(state: State, seat: int) -> tuple[str, int]:
-    p = state.observation(None)["players"][seat]
+    p = player_obs(state, seat)
     return " ".join(p["panorama"]), p["start_index"]
 
 
@@ -238,7 +190,6 @@ def test_c04_same_player_again() -> None:
 
 def test_c05_illegal_actions() -> None:
     state = c04_state()
-    before = state.digest()
     cases: dict[str, tuple[dict[str, object], str]] = {
         "fly 4": ({"kind": "fly", "space": 4}, "red's standing balloon"),
         "fly 3": ({"kind": "fly", "space": 3}, "own current space"),
@@ -246,17 +197,11 @@ def test_c05_illegal_actions() -> None:
         "place first": ({"kind": "place", "end": "left"}, "must fly"),
     }
     for data, msg in cases.values():
-        with pytest.raises(IllegalActionError, match=msg):
-            act(state, **data)
-        assert state.digest() == before
+        rejects(state, data, msg)
     act(state, kind="fly", space=0)
     act(state, kind="reveal", space=0, tile="T12")
-    mid = state.digest()
-    with pytest.raises(IllegalActionError, match="already flown"):
-        act(state, kind="fly", space=1)
-    with pytest.raises(IllegalActionError, match="'left', 'right', got 'middle'"):
-        act(state, kind="place", end="middle")
-    assert state.digest() == mid
+    rejects(state, {"kind": "fly", "space": 1}, "already flown")
+    rejects(state, {"kind": "place", "end": "middle"}, "'left', 'right', got 'middle'")
 
 
 def test_c06_end_trigger_two_players() -> None:
@@ -406,7 +351,7 @@ def test_c14_placement_ends_only() -> None:
     act(state, kind="fly", space=1)
     assert state.observation(None)["held_tile"] == "T10"
     act(state, kind="reveal", space=1, tile="T30")
-    assert [a.to_json() for a in state.legal_actions()] == [
+    assert legal_json(state) == [
         {"kind": "place", "end": "left"},
         {"kind": "place", "end": "right"},
     ]
@@ -474,23 +419,10 @@ def test_c16_observations() -> None:
 # ---------------------------------------------------------------------------
 
 
-def _random_playout(players: int, seed: int, options: dict | None = None) -> list[PanoramaState]:
-    rng = random.Random(seed)
-    state = GAME.new_game(players, options)
-    states = [state.clone()]
-    while not state.is_terminal():
-        if state.current_player == CHANCE:
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
-        else:
-            state.apply(rng.choice(state.legal_actions()))
-        states.append(state.clone())
-    return states  # type: ignore[return-value]
-
-
 def test_hidden_tiles_never_observed() -> None:
     """Tiles below each top are drawn only when they become tops: no state has them."""
     for players in (2, 3, 4):
-        states = _random_playout(players, players)
+        states = KIT.random_states(players, players)
         final = states[-1]
         revealed_at: dict[str, int] = {}
         for i, step in enumerate(final.history):
@@ -512,10 +444,9 @@ def test_hidden_tiles_never_observed() -> None:
 
 def test_observation_identical_for_all_seats_and_resample_keeps_it() -> None:
     rng = random.Random(5)
-    for state in _random_playout(4, 11)[::7]:
+    for state in KIT.random_states(4, 11)[::7]:
         # the same for every seat and the spectator, but the header's ``you``
-        views = {json.dumps({**state.observation(s), "you": None}) for s in (None, 0, 1, 2, 3)}
-        assert len(views) == 1
+        assert same_view_for_every_seat(state)
         for seat in range(4):
             other = state.resample(seat, rng)
             assert obs_json(other, seat) == obs_json(state, seat)
@@ -566,7 +497,6 @@ def test_goal_options() -> None:
 
 def test_bad_actions() -> None:
     state = c04_state()
-    before = state.digest()
     bad = [
         ({"kind": "jump", "space": 1}, "unknown action kind 'jump'"),
         ({"kind": "fly"}, "missing field 'space'"),
@@ -576,8 +506,7 @@ def test_bad_actions() -> None:
         ("fly 1", "must be a JSON object"),
     ]
     for data, msg in bad:
-        with pytest.raises(IllegalActionError, match=msg):
-            state.apply(GAME.action_from_json(data))
+        rejects(state, data, msg)
     illegal = [
         ({"kind": "fly", "space": -1}, "no space -1"),
         ({"kind": "fly", "space": 9}, "no space 9"),
@@ -585,24 +514,18 @@ def test_bad_actions() -> None:
         ({"kind": "balloon_drop", "space": 0, "seat": 0}, "must choose an action of kind fly"),
     ]
     for data, msg in illegal:
-        with pytest.raises(IllegalActionError, match=msg):
-            state.apply(GAME.action_from_json(data))
-        assert state.digest() == before
+        rejects(state, data, msg)
     # chance nodes
-    fresh = GAME.new_game(2)
-    d0 = fresh.digest()
+    fresh = KIT.new(2)
     for data, msg in [
         ({"kind": "reveal", "space": 1, "tile": "T01"}, "reveal for space 0 is due"),
         ({"kind": "reveal", "space": 0, "tile": "T99"}, "not a panorama tile"),
         ({"kind": "reveal", "space": 0, "tile": "ST_R"}, "not a panorama tile"),
         ({"kind": "fly", "space": 0}, "chance outcome of kind reveal is due"),
     ]:
-        with pytest.raises(IllegalActionError, match=msg):
-            fresh.apply(GAME.action_from_json(data))
-        assert fresh.digest() == d0
+        rejects(fresh, data, msg)
     act(fresh, kind="reveal", space=0, tile="T01")
-    with pytest.raises(IllegalActionError, match="already been revealed"):
-        act(fresh, kind="reveal", space=1, tile="T01")
+    rejects(fresh, {"kind": "reveal", "space": 1, "tile": "T01"}, "already been revealed")
 
 
 def test_random_games_invariants() -> None:
@@ -611,7 +534,7 @@ def test_random_games_invariants() -> None:
         n = 2 * players + 1
         for seed in range(15):
             options = {"goal_set": "random"} if seed % 2 else None
-            states = _random_playout(players, seed, options)
+            states = KIT.random_states(players, seed, options)
             moon_turns = Counter[int]()
             for s in states:
                 if s.current_player >= 0 and s.phase == FLY_PHASE:
@@ -659,45 +582,18 @@ def test_variants_cover_goal_sets() -> None:
 # ---------------------------------------------------------------------------
 
 
-def wire_obs(state: State, seat: int) -> dict:
-    """The observation as it comes off the wire (plain JSON: lists, not tuples)."""
-    return json.loads(json.dumps(state.observation(seat)))
-
-
-def rebuilt(
-    state: State, seat: int | None = None, seed: int = 0, **options: object
-) -> PanoramaState:
-    seat = state.current_player if seat is None else seat
-    out = GAME.from_observation(
-        state.num_players,
-        options or state.options,
-        seat,
-        wire_obs(state, seat),
-        random.Random(seed),
-    )
-    assert isinstance(out, PanoramaState)
-    return out
-
-
-def same_but_pending(a: PanoramaState, b: PanoramaState) -> bool:
-    """Equal full states, apart from the leftover index of the last reveal."""
-    fa, fb = a._full_state(), b._full_state()
-    fa.pop("pending_space")  # type: ignore[union-attr]
-    fb.pop("pending_space")  # type: ignore[union-attr]
-    return fa == fb
-
-
 def test_rebuild_nothing_hidden_so_every_seed_gives_the_state_itself() -> None:
     """No tile below a top is in the state: any seed rebuilds the same (= the original)."""
     for players in (2, 3, 4):
         for options in (None, {"goal_set": "random"}):
-            for state in _random_playout(players, 40 + players, options):
+            for state in KIT.random_states(players, 40 + players, options):
                 if state.current_player < 0:
                     continue
-                one = rebuilt(state, seed=1, **(options or {}))
-                two = rebuilt(state, seed=2, **(options or {}))
+                one = rebuilt(state, seed=1, options=options)
+                two = rebuilt(state, seed=2, options=options)
                 assert one.digest() == two.digest()
-                assert same_but_pending(one, state)
+                # equal full states, apart from the leftover index of the last reveal
+                assert full_state(one, "pending_space") == full_state(state, "pending_space")
                 assert one.legal_actions() == state.legal_actions()
 
 
@@ -715,7 +611,7 @@ def test_rebuild_future_reveals_draw_from_the_tiles_not_in_view() -> None:
 
 
 def test_rebuild_conserves_components() -> None:
-    for state in _random_playout(3, 9)[::5]:
+    for state in KIT.random_states(3, 9)[::5]:
         if state.current_player < 0:
             continue
         copy = rebuilt(state)
@@ -744,8 +640,8 @@ def test_rebuild_place_phase_after_a_reveal_is_exact() -> None:
 def test_rebuild_end_phase_and_last_turn() -> None:
     """Stack emptied (place, no reveal), moon turns, the last turn: play on to the same end."""
     for seed in range(6):
-        states = [s for s in _random_playout(3, seed) if s.current_player >= 0]
-        final = _random_playout(3, seed)[-1]
+        states = [s for s in KIT.random_states(3, seed) if s.current_player >= 0]
+        final = KIT.random_states(3, seed)[-1]
         trigger = next(
             s
             for s in states
@@ -756,34 +652,22 @@ def test_rebuild_end_phase_and_last_turn() -> None:
         moon = [s for s in states if s.moon]
         assert moon and all(s.phase in (FLY_PHASE, PLACE_PHASE) for s in moon)
         for state in (trigger, moon[0], moon[-1]):
-            copy = rebuilt(state)
-            steps = final.history[len(state.history) :]
-            for step in steps:
-                copy.apply(step)
+            copy = apply_all(rebuilt(state), final.history[len(state.history) :])
             assert copy.is_terminal() and copy.result() == final.result()
         assert rebuilt(moon[0]).observation(0)["token_face"] == "moon"
 
 
 def test_rebuild_goals_from_the_observation() -> None:
-    state = _random_playout(2, 3, {"goal_set": "random"})[-2]
+    state = KIT.random_states(2, 3, {"goal_set": "random"})[-2]
     assert state.current_player >= 0
-    copy = rebuilt(state, goal_set="random")
+    copy = rebuilt(state, options={"goal_set": "random"})
     assert copy.goals == state.goals and copy.phase == state.phase
-    with pytest.raises(ValueError, match="options fix the sky goal"):
-        GAME.from_observation(
-            2,
-            {"goals": ["S4", "R4", "T4"]},
-            state.current_player,
-            wire_obs(state, state.current_player),
-            random.Random(0),
-        )
-
-
-def _broken(change: object) -> dict:
-    state = c04_state()  # yellow to fly
-    obs = wire_obs(state, YELLOW)
-    change(obs)  # type: ignore[operator]
-    return obs
+    rebuild_fails(
+        state,
+        wire(state, state.current_player),
+        "options fix the sky goal",
+        options={"goals": ["S4", "R4", "T4"]},
+    )
 
 
 @pytest.mark.parametrize(
@@ -816,15 +700,14 @@ def _broken(change: object) -> dict:
         (lambda o: o.update(extra=1), "unknown field extra"),
     ],
 )
-def test_rebuild_rejects_malformed_observations(change: object, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        GAME.from_observation(3, None, YELLOW, _broken(change), random.Random(0))
+def test_rebuild_rejects_malformed_observations(change: Edit, message: str) -> None:
+    state = c04_state()  # yellow to fly
+    assert state.current_player == YELLOW
+    rejects_observation(state, change, message)
 
 
 def test_rebuild_rejects_a_deflated_seat_and_non_turns() -> None:
     state = c01_state()
-    with pytest.raises(ValueError, match="not seat 0's turn"):
-        GAME.from_observation(3, None, RED, wire_obs(state, RED), random.Random(0))
+    rebuild_fails(state, wire(state, RED), "not seat 0's turn", seat=RED)
     act(state, kind="fly", space=5)  # a reveal node is due: nobody's turn
-    with pytest.raises(ValueError, match="phase is 'reveal'"):
-        GAME.from_observation(3, None, GREEN, wire_obs(state, GREEN), random.Random(0))
+    rebuild_fails(state, wire(state, GREEN), "phase is 'reveal'", seat=GREEN)

@@ -13,19 +13,28 @@ import random
 
 import pytest
 
-from engine.core import CHANCE, TERMINAL, GameConfigError, IllegalActionError, sample_outcome
+from engine.core import CHANCE, TERMINAL, GameConfigError, IllegalActionError
 from engine.zooloretto_mini import GAME, Draw, ZoolorettoMiniState, score_zoo
 from engine.zooloretto_mini.data import BONUS, PLACE, offspring_pool, tile_pool
-from tests.games.zooloretto_mini_helpers import build, legal, play
+from tests.games.kit import (
+    DELETE,
+    full_state,
+    legal,
+    legal_json,
+    playout,
+    rebuild_fails,
+    rebuilt,
+    rejects,
+    rejects_observation,
+    same_view_for_every_seat,
+    set_at,
+    step,
+    wire,
+)
+from tests.games.zooloretto_mini_helpers import KIT, action_json, build, play
 
 TWO = {"removed_species": ["S5", "S6", "S7"], "start_player": 0}
 THREE = {"removed_species": ["S6", "S7"], "start_player": 0}
-
-
-def new(n: int, options: dict) -> ZoolorettoMiniState:
-    state = GAME.new_game(n, options)
-    assert isinstance(state, ZoolorettoMiniState)
-    return state
 
 
 def zoo(state: ZoolorettoMiniState, seat: int) -> dict:
@@ -50,7 +59,7 @@ def supply_of(state: ZoolorettoMiniState, species: str) -> list[str]:
 
 
 def test_zm_01_four_player_setup() -> None:
-    state = new(4, {"removed_species": ["S7"], "start_player": 0})
+    state = KIT.new(4, {"removed_species": ["S7"], "start_player": 0})
     obs = state.observation(None)
     assert (obs["bag_count"], obs["end_count"], obs["last_round"]) == (60, 15, False)
     assert obs["trucks"] == [
@@ -62,7 +71,7 @@ def test_zm_01_four_player_setup() -> None:
     assert obs["removed_species"] == ["S7"]
     assert "S7" not in json.dumps({k: v for k, v in obs.items() if k != "removed_species"})
     assert state.current_player == 0
-    assert [a.to_json() for a in state.legal_actions()] == [{"kind": "draw"}]
+    assert legal_json(state) == [{"kind": "draw"}]
     # No S7 tile is in play: the first draw is uniform over the 75 tiles of the pool.
     play(state, "draw")
     outcomes = state.chance_outcomes()
@@ -71,7 +80,7 @@ def test_zm_01_four_player_setup() -> None:
 
 
 def test_zm_02_draw_then_load_empty_truck_cannot_be_taken() -> None:
-    state = new(3, THREE)
+    state = KIT.new(3, THREE)
     play(state, "0: dl S1N1 T1", "1: dl S2N1 T1", "2: dl S3N1 T1", "0: dl S4N1 T2")
     assert trucks(state) == {"T1": ["S1N1", "S2N1", "S3N1"], "T2": ["S4N1"], "T3": []}
     assert state.current_player == 1
@@ -86,7 +95,7 @@ def test_zm_02_draw_then_load_empty_truck_cannot_be_taken() -> None:
 
 
 def test_zm_03_all_available_trucks_full() -> None:
-    state = new(3, THREE)
+    state = KIT.new(3, THREE)
     play(
         state,
         "0: dl S1N1 T1",
@@ -106,14 +115,11 @@ def test_zm_03_all_available_trucks_full() -> None:
     assert state.observation(None)["players"][2]["truck"] == "T3"
     assert state.current_player == 0
     assert legal(state) == ["take_truck T1", "take_truck T2"]
-    digest = state.digest()
-    with pytest.raises(IllegalActionError, match="no available truck has a free slot"):
-        state.apply(GAME.action_from_json({"kind": "draw"}))
-    assert state.digest() == digest
+    rejects(state, {"kind": "draw"}, "no available truck has a free slot")
 
 
 def test_zm_04_placement_legality() -> None:
-    state = new(2, TWO)
+    state = KIT.new(2, TWO)
     play(
         state,
         "0: dl S2N1 T3",
@@ -137,10 +143,7 @@ def test_zm_04_placement_legality() -> None:
         "place LR1->E3",
         "place LR1->barn",
     ]
-    digest = state.digest()
-    with pytest.raises(IllegalActionError, match="E1 already holds species S2"):
-        play(state, "place S1N1->E1")
-    assert state.digest() == digest
+    rejects(state, action_json("place S1N1->E1"), "E1 already holds species S2")
     play(state, "place S1N1->E2")
     assert zoo(state, 0)["E2"] == ["LP1", "S1N1"]
     assert state.observation(0)["players"][0]["enclosures"][1]["species"] == "S1"
@@ -148,7 +151,7 @@ def test_zm_04_placement_legality() -> None:
 
 
 def test_zm_05_birth_into_the_enclosure() -> None:
-    state = new(2, TWO)
+    state = KIT.new(2, TWO)
     play(
         state,
         "0: dl S2M1 T3",
@@ -189,13 +192,14 @@ def zm_06_bonus_decision() -> ZoolorettoMiniState:
     return state
 
 
-def run_zm_06() -> None:
-    """ZM-06 / W4 (rulebook FAQ). The start position needs 15 tiles in seat 0's enclosures
-    (five full-truck rounds) plus a crafted barn for seat 1, so it is built directly."""
+def test_zm_06_w4_faq_bonus_take_offspring_to_barn_no_chaining() -> None:
+    """ZM-06, which is also worked example W4 (the rulebook FAQ). The start position needs
+    15 tiles in seat 0's enclosures (five full-truck rounds) plus a crafted barn for seat 1,
+    so it is built directly."""
     state = zm_06_bonus_decision()
     obs = state.observation(0)
     assert obs["phase"] == "bonus" and obs["bonus_pending"] == 1
-    assert [a.to_json() for a in state.legal_actions()] == [
+    assert legal_json(state) == [
         {"kind": "bonus_take", "from": 1, "tile": "S2F1", "to": "E2"},
         {"kind": "bonus_skip"},
     ]
@@ -218,12 +222,8 @@ def run_zm_06() -> None:
     }
 
 
-def test_zm_06_faq_bonus_take_offspring_to_barn_no_chaining() -> None:
-    run_zm_06()
-
-
 def test_zm_07_third_marked_animal_gives_no_birth() -> None:
-    state = new(2, TWO)
+    state = KIT.new(2, TWO)
     play(
         state,
         "0: dl S1M1 T3",
@@ -244,7 +244,7 @@ def test_zm_07_third_marked_animal_gives_no_birth() -> None:
 
 
 def test_zm_08_bonus_discard() -> None:
-    state = new(2, {"removed_species": ["S4", "S6", "S7"], "start_player": 0})
+    state = KIT.new(2, {"removed_species": ["S4", "S6", "S7"], "start_player": 0})
     play(
         state,
         # round 1 (seat 0 starts)
@@ -293,7 +293,7 @@ def test_zm_08_bonus_discard() -> None:
 
 
 def test_zm_09_last_active_player_plays_alone_and_starts_next_round() -> None:
-    state = new(3, THREE)
+    state = KIT.new(3, THREE)
     play(
         state,
         "0: dl S2N1 T1",
@@ -318,7 +318,7 @@ def test_zm_09_last_active_player_plays_alone_and_starts_next_round() -> None:
 
 
 def test_zm_10_two_player_trucks_and_leftovers() -> None:
-    state = new(2, TWO)
+    state = KIT.new(2, TWO)
     obs = state.observation(None)
     assert [(t["id"], t["capacity"]) for t in obs["trucks"]] == [("T1", 1), ("T2", 2), ("T3", 3)]
     assert (obs["bag_count"], obs["end_count"], len(obs["offspring_supply"])) == (38, 15, 8)
@@ -357,7 +357,7 @@ def test_zm_11_end_stack_trigger_and_game_end() -> None:
     # Reached through play: with this policy every round fills all 9 slots, so after five
     # rounds the bag holds 4 tiles and round 6 starts with seat 0; three draws later the
     # bag holds 1 tile and seat 0 is to move.
-    state = new(3, {"removed_species": ["S6", "S7"], "start_player": 2})
+    state = KIT.new(3, {"removed_species": ["S6", "S7"], "start_player": 2})
     obs = state.observation(None)
     while not (obs["bag_count"] == 1 and obs["phase"] == "turn"):
         _zm_11_policy_step(state)
@@ -384,7 +384,7 @@ def test_zm_11_end_stack_trigger_and_game_end() -> None:
 
 
 def test_zm_12_same_species_in_two_enclosures_barn_always_allowed() -> None:
-    state = new(2, TWO)
+    state = KIT.new(2, TWO)
     play(
         state,
         "0: dl S4N1 T3",
@@ -517,17 +517,13 @@ def test_w3_barn_penalty_per_species() -> None:
     assert score_zoo([[], [], []], ["S3N6", "S3N7", "S3M1"])["barn"] == -2
 
 
-def test_w4_faq_sequence() -> None:
-    run_zm_06()
-
-
 # ---------------------------------------------------------------------------
 # More rules: setup chance, bonuses, D6
 # ---------------------------------------------------------------------------
 
 
 def test_setup_chance_events_and_removed_species() -> None:
-    state = new(2, {})
+    state = KIT.new(2, {})
     for i, species in enumerate(["S6", "S2", "S4"]):
         assert state.current_player == CHANCE
         outcomes = state.chance_outcomes()
@@ -538,7 +534,7 @@ def test_setup_chance_events_and_removed_species() -> None:
     obs = state.observation(None)
     assert obs["removed_species"] == ["S2", "S4", "S6"]
     assert (obs["bag_count"], obs["end_count"], state.current_player) == (38, 15, 1)
-    assert new(5, {}).chance_outcomes()[0][0].to_json() == {"kind": "start_player", "seat": 0}
+    assert KIT.new(5, {}).chance_outcomes()[0][0].to_json() == {"kind": "start_player", "seat": 0}
 
 
 def test_offspring_filling_an_enclosure_earns_a_bonus_and_two_bonuses() -> None:
@@ -595,39 +591,31 @@ def _strings(value: object) -> set[str]:
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_hidden_information_and_resample(num_players: int) -> None:
     rng = random.Random(num_players)
-    state = new(num_players, {})
-    step = 0
+    state = KIT.new(num_players, {})
+    k = 0
     while not state.is_terminal():
-        if step % 7 == 0:
+        if k % 7 == 0:
             obs = state.observation(None)
             # Same view for every seat and the spectator (but the header's ``you``); no
             # undrawn tile ever appears.
-            assert all(state.observation(s) == {**obs, "you": s} for s in range(num_players))
+            assert same_view_for_every_seat(state)
             assert not _strings(obs) & set(state.undrawn)
             assert "undrawn" not in json.dumps(obs)
             # A state differing only in the engine's (unmodelled) draw order representation.
-            other = state.clone()
-            assert isinstance(other, ZoolorettoMiniState)
+            other = KIT.narrow(state.clone())
             other.undrawn.reverse()
             assert other.observation(None) == obs
             # resample keeps the observation (and, with nothing hidden, the digest) and is
             # independent and consistent: play can continue from it.
-            seat = step % num_players
-            sample = state.resample(seat, random.Random(step))
+            seat = k % num_players
+            sample = state.resample(seat, random.Random(k))
             assert sample.observation(seat) == state.observation(seat)
             assert sample.digest() == state.digest()
             digest = state.digest()
-            while not sample.is_terminal():
-                if sample.is_chance_node():
-                    sample.apply(sample_outcome(sample.chance_outcomes(), rng))
-                else:
-                    sample.apply(rng.choice(sample.legal_actions()))
+            playout(sample, rng)
             assert state.digest() == digest
-        if state.is_chance_node():
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
-        else:
-            state.apply(rng.choice(state.legal_actions()))
-        step += 1
+        step(state, rng)
+        k += 1
     assert len(state.history) <= GAME.step_bound(num_players, {})
 
 
@@ -652,7 +640,7 @@ def test_action_json_and_str_forms() -> None:
 
 
 def test_render_and_observation_shape() -> None:
-    state = new(3, THREE)
+    state = KIT.new(3, THREE)
     play(state, "0: dl S1M1 T1", "1: dl S1F1 T1", "2: tk T1 S1M1->E1 S1F1->E1")
     text = state.render(0)
     assert "T1 [. . .] taken by seat 2" in text and "S1M1* S1F1* S1K1" in text
@@ -724,44 +712,25 @@ def test_bad_action_json(data: object, message: str) -> None:
 
 
 def test_actions_not_legal_now_leave_the_state_unchanged() -> None:
-    state = new(2, TWO)
+    state = KIT.new(2, TWO)
     cases = [
         ({"kind": "take_truck", "truck": "T1"}, "T1 is empty"),
         ({"kind": "take_truck", "truck": "T4"}, "no T4 with 2 players"),
         ({"kind": "load", "truck": "T1"}, "must choose an action of kind draw"),
     ]
     for data, message in cases:
-        digest = state.digest()
-        with pytest.raises(IllegalActionError, match=message):
-            state.apply_json(data)
-        assert state.digest() == digest and state.history == []
+        rejects(state, data, message)
+        assert state.history == []
     play(state, "draw")
-    with pytest.raises(IllegalActionError, match="chance outcome of kind draw_tile"):
-        state.apply_json({"kind": "load", "truck": "T1"})
-    with pytest.raises(IllegalActionError, match="S7N1 is not a possible chance outcome"):
-        state.apply_json({"kind": "draw_tile", "tile": "S7N1"})
+    rejects(state, {"kind": "load", "truck": "T1"}, "chance outcome of kind draw_tile")
+    rejects(state, {"kind": "draw_tile", "tile": "S7N1"}, "S7N1 is not a possible chance outcome")
     play(state, "draw_tile S1N1", "load T1", "1: dl S1N2 T2", "0: take_truck T1")
-    digest = state.digest()
-    with pytest.raises(IllegalActionError, match="S1N2 is not on seat 0's truck"):
-        state.apply_json({"kind": "place", "tile": "S1N2", "to": "E1"})
-    assert state.digest() == digest
+    rejects(state, {"kind": "place", "tile": "S1N2", "to": "E1"}, "S1N2 is not on seat 0's truck")
 
 
 # ---------------------------------------------------------------------------
 # Rebuilding a state from an observation (Game.from_observation, rebuild.py)
 # ---------------------------------------------------------------------------
-
-
-def rebuilt(
-    state: ZoolorettoMiniState, seed: int = 0, options: dict | None = None
-) -> ZoolorettoMiniState:
-    """``from_observation`` of the seat to move, fed the observation as plain JSON."""
-    seat = state.current_player
-    obs = json.loads(json.dumps(state.observation(seat)))
-    opts = state.options if options is None else options
-    out = GAME.from_observation(state.num_players, opts, seat, obs, random.Random(seed))
-    assert isinstance(out, ZoolorettoMiniState)
-    return out
 
 
 def components(state: ZoolorettoMiniState) -> list[str]:
@@ -772,31 +741,23 @@ def components(state: ZoolorettoMiniState) -> list[str]:
     return sorted(tiles)
 
 
-def same_but_last_taker(a: ZoolorettoMiniState, b: ZoolorettoMiniState) -> None:
-    full_a, full_b = a._full_state(), b._full_state()
-    assert isinstance(full_a, dict) and isinstance(full_b, dict)
-    full_a.pop("last_taker")
-    full_b.pop("last_taker")
-    assert full_a == full_b
-
-
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_from_observation_rebuilds_the_one_consistent_state(num_players: int) -> None:
     # Nothing is hidden beyond the unmodelled draw order, so every seed gives the same state:
     # the true one, up to who took the most recent truck (which no rule reads before a later
     # take overwrites it). The unseen tiles are re-derived and the components conserved.
     rng = random.Random(f"rebuild:{num_players}")
-    state = new(num_players, {})
+    state = KIT.new(num_players, {})
     decisions = 0
     while not state.is_terminal():
         if state.is_chance_node():
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
+            step(state, rng)
             continue
         decisions += 1
         if decisions % 3 == 0:
             one, two = rebuilt(state, 1), rebuilt(state, 2)
             assert one.digest() == two.digest()
-            same_but_last_taker(one, state)
+            assert full_state(one, "last_taker") == full_state(state, "last_taker")
             if state.phase in (PLACE, BONUS):
                 assert one.digest() == state.digest()
             assert one.undrawn == state.undrawn
@@ -808,7 +769,7 @@ def test_from_observation_rebuilds_the_one_consistent_state(num_players: int) ->
                 state_draw = state.clone()
                 state_draw.apply(Draw())
                 assert one.chance_outcomes() == state_draw.chance_outcomes()
-        state.apply(rng.choice(state.legal_actions()))
+        step(state, rng)
 
 
 def test_from_observation_at_a_bonus_decision() -> None:
@@ -852,24 +813,12 @@ def test_from_observation_mid_placement_and_in_the_last_round() -> None:
     assert copy.is_terminal() and copy.result() == state.result()
 
 
-def _observation() -> dict:
-    """A plain-JSON observation of seat 1 in a 3-player round 1 with a few tiles out."""
-    state = new(3, THREE)
+def _seat_1_turn() -> ZoolorettoMiniState:
+    """Seat 1 to move in a 3-player round 1 with a few tiles out."""
+    state = KIT.new(3, THREE)
     play(state, "0: dl S1M1 T1", "1: dl LP1 T2", "2: tk T1 S1M1->E1", "0: dl S2N1 T2")
     assert state.current_player == 1
-    return json.loads(json.dumps(state.observation(1)))
-
-
-def _edit(obs: dict, path: str, value: object) -> None:
-    """Set the field at a dotted path (list indices as numbers) to ``value``."""
-    *head, last = path.split(".")
-    node: object = obs
-    for key in head:
-        node = node[int(key)] if isinstance(node, list) else node[key]  # type: ignore[index]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value  # type: ignore[index]
+    return state
 
 
 @pytest.mark.parametrize(
@@ -910,21 +859,13 @@ def _edit(obs: dict, path: str, value: object) -> None:
 def test_from_observation_rejects_malformed_observations(
     path: str, value: object, message: str
 ) -> None:
-    obs = _observation()
-    assert GAME.from_observation(3, THREE, 1, obs, random.Random(0)).current_player == 1
-    _edit(obs, path, value)
-    with pytest.raises(ValueError, match=message):
-        GAME.from_observation(3, THREE, 1, obs, random.Random(0))
+    rejects_observation(_seat_1_turn(), set_at(path, value), message)
 
 
 def test_from_observation_rejects_missing_and_unknown_fields() -> None:
-    obs = _observation()
-    del obs["trucks"]
-    with pytest.raises(ValueError, match="has no field 'trucks'"):
-        GAME.from_observation(3, THREE, 1, obs, random.Random(0))
-    obs = _observation()
-    obs["colour"] = "red"
-    with pytest.raises(ValueError, match="inconsistent observation: unknown field colour"):
-        GAME.from_observation(3, THREE, 1, obs, random.Random(0))
-    with pytest.raises(ValueError, match="not one of seat 0's turns"):
-        GAME.from_observation(3, THREE, 0, _observation(), random.Random(0))
+    state = _seat_1_turn()
+    rejects_observation(state, set_at("trucks", DELETE), "has no field 'trucks'")
+    rejects_observation(
+        state, set_at("colour", "red"), "inconsistent observation: unknown field colour"
+    )
+    rebuild_fails(state, wire(state, 1), "not one of seat 0's turns", seat=0)

@@ -1,19 +1,23 @@
 """Test helpers for Zooloretto Mini: a short script notation for play, and a position builder.
 
 ``play(state, "0: dl S1N1 T3", "1: tk T1 S2N1->E1", "bonus_skip")`` applies actions through
-the public API (``state.apply(GAME.action_from_json(...))``). Each line is one of
+the public API (the JSON of each step, applied with ``kit.act``). Each line is one of
 - an action or chance outcome in its ``str`` form (``draw``, ``draw_tile S1N3``,
   ``load T2``, ``take_truck T2``, ``place S1N1->E2``, ``bonus_take 1:S2F1->E2``,
   ``bonus_discard LR2``, ``bonus_skip``, ``remove_species S4``, ``start_player 0``);
 - ``dl TILE TRUCK``: ``draw``, chance ``draw_tile TILE``, ``load TRUCK``;
 - ``tk TRUCK TILE->DEST ...``: ``take_truck TRUCK`` and then one ``place`` per placement;
 optionally prefixed by ``N:`` to assert that seat N is to move when the line starts.
+
+``build`` constructs a position directly (with :func:`engine.fields.build`) for what play
+cannot reach, or reaches only after a long prefix.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from engine import fields
 from engine.core import JSON
 from engine.zooloretto_mini import GAME, ZoolorettoMiniState
 from engine.zooloretto_mini.data import (
@@ -22,7 +26,13 @@ from engine.zooloretto_mini.data import (
     OVER,
     TRUCK_IDS,
     TURN,
+    offspring_pool,
+    tile_pool,
+    truck_capacities,
 )
+from tests.games.kit import GameKit, act
+
+KIT = GameKit(GAME, ZoolorettoMiniState)
 
 
 def action_json(text: str) -> dict[str, JSON]:
@@ -71,13 +81,8 @@ def play(state: ZoolorettoMiniState, *script: str) -> None:
         if seat is not None:
             assert state.current_player == seat, (line, state.current_player)
         for text in steps:
-            action = GAME.action_from_json(action_json(text))
-            assert str(action) == text
-            state.apply(action)
-
-
-def legal(state: ZoolorettoMiniState) -> list[str]:
-    return [str(a) for a in state.legal_actions()]
+            action = act(state, action_json(text))
+            assert str(action) == text, (text, action)
 
 
 def build(
@@ -94,51 +99,82 @@ def build(
     """Construct a position directly, for scenarios play cannot reach (ZM-15) or reaches
     only through a long prefix (ZM-06, ZM-13, ZM-14; tests say which).
 
-    Starts from ``new_game(num_players, {"removed_species": removed, "start_player":
-    current})`` and writes the given zoos (seat -> {"E1"/"E2"/"E3"/"barn": tiles}), truck
-    contents, taken trucks (seat -> truck id) and paired flags into the state's fields. The
-    tile accounting stays consistent: every tile put anywhere leaves the undrawn tiles (the
-    bag count drops by as many, spilling into the end stack), every offspring leaves the
-    supply. The result is a ``turn`` decision of ``current``, or the final state if ``over``.
+    A round-1 state of the game ``new_game(num_players, {"removed_species": removed,
+    "start_player": current})`` starts, built with :func:`engine.fields.build`, holding the
+    given zoos (seat -> {"E1"/"E2"/"E3"/"barn": tiles}), truck contents, taken trucks (seat
+    -> truck id) and paired flags. The tile accounting stays consistent: every tile put
+    anywhere leaves the undrawn tiles (the bag count drops by as many, spilling into the end
+    stack), every offspring leaves the supply. The result is a ``turn`` decision of
+    ``current``, or the final state if ``over``.
     """
-    state = GAME.new_game(num_players, {"removed_species": list(removed), "start_player": current})
-    assert isinstance(state, ZoolorettoMiniState)
+    n = num_players
+    undrawn = tile_pool(removed)
+    supply = offspring_pool(removed)
     drawn = 0
 
     def use(tile: str) -> None:
         nonlocal drawn
         if tile[2] == "K":
-            state.offspring_supply.remove(tile)
+            supply.remove(tile)
         else:
-            state.undrawn.remove(tile)
+            undrawn.remove(tile)
             drawn += 1
 
+    enclosures: list[list[str]] = [[] for _ in range(3 * n)]
+    species = [""] * (3 * n)
+    barns: list[list[str]] = [[] for _ in range(n)]
     for seat, zoo in (zoos or {}).items():
         for key, tiles in zoo.items():
             for t in tiles:
                 use(t)
             if key == "barn":
-                state.barns[seat] = list(tiles)
+                barns[seat] = list(tiles)
             else:
                 e = ENCLOSURE_IDS.index(key)
-                state.enclosures[3 * seat + e] = list(tiles)
+                enclosures[3 * seat + e] = list(tiles)
                 animals = [t[:2] for t in tiles if t[0] == "S"]
                 assert len(set(animals)) <= 1 and len(tiles) <= 6, (seat, key, tiles)
-                state.enclosure_species[3 * seat + e] = animals[0] if animals else ""
+                species[3 * seat + e] = animals[0] if animals else ""
+    capacities = truck_capacities(n)
+    loads: list[list[str]] = [[] for _ in capacities]
     for truck, tiles in (trucks or {}).items():
         for t in tiles:
             use(t)
-        state.trucks[TRUCK_IDS.index(truck)] = list(tiles)
+        loads[TRUCK_IDS.index(truck)] = list(tiles)
+    taken_by = [-1] * len(capacities)
+    taken_truck = [-1] * n
     for seat, truck in (taken or {}).items():
         k = TRUCK_IDS.index(truck)
-        state.taken_by[k] = seat
-        state.taken_truck[seat] = k
-    state.paired = set(paired)
-    bag = len(state.undrawn) + drawn - END_STACK
-    state.bag_count = max(0, bag - drawn)
-    state.end_count = END_STACK - max(0, drawn - bag)
-    state.last_round = state.end_count < END_STACK
-    state.phase = OVER if over else TURN
-    state.current = -1 if over else current
-    state._fields_changed()
+        taken_by[k] = seat
+        taken_truck[seat] = k
+    bag = len(undrawn) + drawn - END_STACK
+    end_count = END_STACK - max(0, drawn - bag)
+    state: ZoolorettoMiniState = fields.build(
+        ZoolorettoMiniState,
+        GAME,
+        n,
+        {"removed_species": list(removed), "start_player": current},
+        phase=OVER if over else TURN,
+        current=-1 if over else current,
+        removed_species=sorted(removed),
+        undrawn=undrawn,
+        bag_count=max(0, bag - drawn),
+        end_count=end_count,
+        last_round=end_count < END_STACK,
+        offspring_supply=supply,
+        capacities=capacities,
+        trucks=loads,
+        taken_by=taken_by,
+        taken_truck=taken_truck,
+        enclosures=enclosures,
+        enclosure_species=species,
+        barns=barns,
+        paired=set(paired),
+        out_of_play=[],
+        drawn_tile="",
+        bonus_pending=0,
+        round=1,
+        round_start_player=current,
+        last_taker=-1,
+    )
     return state
