@@ -484,7 +484,7 @@ def _random_playout(players: int, seed: int, options: dict | None = None) -> lis
         else:
             state.apply(rng.choice(state.legal_actions()))
         states.append(state.clone())
-    return states  # type: ignore[return-value]
+    return states  # type: ignore[return-value]  # clones of a PanoramaState
 
 
 def test_hidden_tiles_never_observed() -> None:
@@ -551,7 +551,7 @@ def test_bad_options() -> None:
         GAME.new_game(2, {"goals": ["S1", "S2", "T1"]})
     for players in (1, 5, "3", True):
         with pytest.raises(GameConfigError, match="2-4 players"):
-            GAME.new_game(players)  # type: ignore[arg-type]
+            GAME.new_game(players)  # type: ignore[arg-type]  # wrong types on purpose
 
 
 def test_goal_options() -> None:
@@ -682,8 +682,8 @@ def rebuilt(
 def same_but_pending(a: PanoramaState, b: PanoramaState) -> bool:
     """Equal full states, apart from the leftover index of the last reveal."""
     fa, fb = a._full_state(), b._full_state()
-    fa.pop("pending_space")  # type: ignore[union-attr]
-    fb.pop("pending_space")  # type: ignore[union-attr]
+    fa.pop("pending_space")
+    fb.pop("pending_space")
     return fa == fb
 
 
@@ -782,7 +782,7 @@ def test_rebuild_goals_from_the_observation() -> None:
 def _broken(change: object) -> dict:
     state = c04_state()  # yellow to fly
     obs = wire_obs(state, YELLOW)
-    change(obs)  # type: ignore[operator]
+    change(obs)  # type: ignore[operator]  # a parametrized callable
     return obs
 
 

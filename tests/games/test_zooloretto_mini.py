@@ -865,11 +865,11 @@ def _edit(obs: dict, path: str, value: object) -> None:
     *head, last = path.split(".")
     node: object = obs
     for key in head:
-        node = node[int(key)] if isinstance(node, list) else node[key]  # type: ignore[index]
+        node = node[int(key)] if isinstance(node, list) else node[key]  # type: ignore[index]  # a JSON object here
     if isinstance(node, list):
         node[int(last)] = value
     else:
-        node[last] = value  # type: ignore[index]
+        node[last] = value  # type: ignore[index]  # a JSON object here
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ def play(
 ) -> tuple[dict[str, Any], list[Any], float]:
     specs = [f"{SCRIPTED} --mode {mode} --at {at} {extra}".strip(), other]
     spec = MatchSpec("zooloretto_mini", 2, seed=4, options=OPTIONS)
-    config = MatchConfig(move_ms=move_ms, on_failure=policy)  # type: ignore[arg-type]
+    config = MatchConfig(move_ms=move_ms, on_failure=policy)  # type: ignore[arg-type]  # a str, not the Literal
     t0 = time.monotonic()
     with open_bots(specs, spec, config, server_config=server_config) as session:
         record = session.play()
