@@ -12,6 +12,7 @@ import argparse
 import random
 
 from bots import sdk
+from wire.convert import JSON
 
 
 class RandomClient:
@@ -23,7 +24,9 @@ class RandomClient:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, observation: dict, legal: list[sdk.LegalMove], clock: sdk.Clock) -> int:
+    def choose(
+        self, observation: dict[str, JSON], legal: list[sdk.LegalMove], clock: sdk.Clock
+    ) -> int:
         return self.rng.randrange(len(legal))
 
 

@@ -177,7 +177,7 @@ def _field_types(cls: type) -> dict[str, Any]:
 
 
 def _allows_none(hint: Any) -> bool:
-    return isinstance(hint, types.UnionType | typing._UnionGenericAlias) and type(None) in (  # type: ignore[attr-defined]
+    return isinstance(hint, types.UnionType | typing._UnionGenericAlias) and type(None) in (  # type: ignore[attr-defined]  # private: typing.Optional's class
         typing.get_args(hint)
     )
 

@@ -21,7 +21,7 @@ ValueError: observation field round must be an integer, got True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 JSON = Any
 """A JSON-able value (dict, list, str, int, float, bool or None); ``engine.core`` exports it.
@@ -39,7 +39,7 @@ def read_int(value: JSON, where: str, low: int | None = None, high: int | None =
     """``value`` as an integer (not a bool) within ``low..high`` (either bound optional)."""
     is_int = isinstance(value, int) and not isinstance(value, bool)
     if is_int and (low is None or low <= value) and (high is None or value <= high):
-        return value
+        return cast(int, value)  # is_int: mypy does not narrow through a saved condition
     if low is not None and high is not None:
         raise _bad(where, f"an integer {low}..{high}", value)
     if low is not None:

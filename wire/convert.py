@@ -21,7 +21,7 @@ field declares a ``json_name`` (``from`` and ``return`` are keywords in many lan
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
@@ -97,8 +97,8 @@ def _default_json_name(name: str) -> str:
 def _json_key(field: Field) -> str:
     """The JSON key of a field: its explicit json_name, else its name."""
     if field.json_name != _default_json_name(field.name):
-        return field.json_name
-    return field.name
+        return cast(str, field.json_name)  # Field is Any (see above); these are str
+    return cast(str, field.name)
 
 
 def _is_map(field: Field) -> bool:
@@ -249,7 +249,7 @@ def observation_to_proto(game_id: str, observation: Mapping[str, JSON]) -> pb.Ob
         inner = to_message(cls, observation)
     except WireError as exc:
         raise WireError(f"{game_id} observation does not fit the wire schema: {exc}") from None
-    envelope: Any = pb.Observation
+    envelope: Callable[..., pb.Observation] = pb.Observation  # a game id keyword
     return envelope(**{game_id: inner})
 
 
@@ -282,7 +282,7 @@ def game_action_to_proto(game_id: str, action: Mapping[str, JSON]) -> Message:
 
 def action_to_proto(game_id: str, action: Mapping[str, JSON]) -> pb.Action:
     """The envelope ``Action`` of an action JSON ``{"kind": ..., ...}``."""
-    envelope: Any = pb.Action
+    envelope: Callable[..., pb.Action] = pb.Action  # a game id keyword
     return envelope(**{game_id: game_action_to_proto(game_id, action)})
 
 

@@ -135,7 +135,7 @@ def bench_ray(game: str, rounds: int, workers: int, tmp: Path, bot: str) -> dict
 def worker_niceness() -> int:
     """The niceness Ray gives its workers (``RAY_worker_niceness``, default 15)."""
     try:
-        return int(os.environ.get("RAY_worker_niceness", "15"))  # noqa: SIM112
+        return int(os.environ.get("RAY_worker_niceness", "15"))  # noqa: SIM112  # Ray's own variable name
     except ValueError:
         return 15
 

@@ -38,17 +38,19 @@ LOAD_GOAL = 2.0
 LOAD_PROCESSES = 2
 
 
-async def _echo(request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> None:
+async def _echo(
+    request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
+) -> None:
     """The raw ping-pong: read/write on a bidi stream exactly like the Play handler."""
     while True:
         raw = await context.read()
-        if raw is grpc.aio.EOF:
+        if raw is grpc.aio.EOF:  # type: ignore[comparison-overlap]  # the stubs' ServicerContext.read() omits EOF
             return
         await context.write(raw)
 
 
 def echo_handler() -> grpc.GenericRpcHandler:
-    method = grpc.stream_stream_rpc_method_handler(
+    method: grpc.RpcMethodHandler[bytes, bytes] = grpc.stream_stream_rpc_method_handler(
         _echo, request_deserializer=None, response_serializer=None
     )
     return grpc.method_handlers_generic_handler("menagerie.bench.Echo", {"PingPong": method})

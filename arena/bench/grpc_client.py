@@ -21,6 +21,7 @@ import json
 import random
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
@@ -49,7 +50,9 @@ class Samples:
 
 async def pingpong(address: str, n: int, warmup: int) -> list[float]:
     async with grpc.aio.insecure_channel(address) as channel:
-        call = channel.stream_stream(ECHO, request_serializer=None, response_deserializer=None)()
+        call: grpc.aio.StreamStreamCall[bytes, bytes] = channel.stream_stream(
+            ECHO, request_serializer=None, response_deserializer=None
+        )()
         out: list[float] = []
         for i in range(n + warmup):
             t0 = time.perf_counter()
@@ -69,7 +72,7 @@ class MatchClock:
 
 
 async def play_seat(
-    stub: pb_grpc.GameServiceStub,
+    stub: pb_grpc.GameServiceAsyncStub,
     credential: str,
     clock: MatchClock,
     samples: Samples,
@@ -79,9 +82,10 @@ async def play_seat(
     call = stub.Play()
     await call.write(pb.PlayRequest(join=pb.Join(credential=credential, bot_name="bench")))
     while True:
-        response = await call.read()
-        if response is grpc.aio.EOF:
+        got = await call.read()
+        if got is grpc.aio.EOF:
             return
+        response = cast(pb.PlayResponse, got)  # the stubs type read() as object | PlayResponse
         kind = response.WhichOneof("message")
         if samples.done():
             call.cancel()

@@ -79,7 +79,7 @@ class BotProcess:
         stream = self.proc.stderr
         assert stream is not None
         while True:
-            chunk = stream.read1(4096)  # type: ignore[attr-defined]
+            chunk = stream.read1(4096)  # type: ignore[attr-defined]  # a BufferedReader, typed IO[bytes]
             if not chunk:
                 break
             with self._tail_lock:

@@ -42,7 +42,7 @@ def short_digest(state: State) -> str:
 
 def seat_of(step: Mapping[str, JSON]) -> int:
     seat = step.get("seat")
-    return CHANCE if seat == CHANCE_SEAT else int(seat)  # type: ignore[arg-type]
+    return CHANCE if seat == CHANCE_SEAT else int(seat)  # type: ignore[arg-type]  # get(): every step has a seat
 
 
 def standing(result: Result, forfeited: list[int]) -> dict[str, JSON]:

@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from arena.match.records import CHANCE_SEAT, CHECKPOINT_EVERY, FORMAT, short_digest, standing
 from bots.base import Bot, BotFailure, Turn
@@ -77,7 +77,7 @@ def play_match(
         while True:
             turn = steps.send(ask(bots[turn.seat], turn, config))
     except StopIteration as done:
-        return done.value
+        return cast(dict[str, Any], done.value)  # the record: MatchSteps' return value
 
 
 def match_steps(

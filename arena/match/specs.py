@@ -138,7 +138,7 @@ def make_bot(spec: str | BotSpec, name: str | None = None) -> Bot:
     if not hasattr(bot, "name"):
         raise BotSpecError(f"{parsed.text!r} is not a bot (it has no 'name')")
     with contextlib.suppress(AttributeError):
-        bot.spec = parsed.text  # type: ignore[attr-defined]
+        bot.spec = parsed.text  # type: ignore[attr-defined]  # optional, not in the Bot protocol
     if name is not None:
         try:
             bot.name = name

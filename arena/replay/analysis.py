@@ -223,7 +223,7 @@ def stats_tables(stats: Sequence[BotStats], title: str) -> list[Table]:
         ("ms max", "right"),
         ("failures", "left"),
     ):
-        main.add_column(col, justify=just)  # type: ignore[arg-type]
+        main.add_column(col, justify=just)  # type: ignore[arg-type]  # str, not rich's Literal
     for st in stats:
         pct = st.ms_percentiles()
         fails = ", ".join(f"{k} {n}" for k, n in sorted(st.failures.items()))

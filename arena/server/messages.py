@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from menagerie.v1 import game_service_pb2 as pb
@@ -17,13 +17,16 @@ from engine import Action
 from engine.core import JSON
 from wire.convert import OBSERVATION_CLASSES, WireError, action_to_proto, to_message
 
+if TYPE_CHECKING:
+    from arena.match.runner import FailurePolicy
+
 POLICIES: dict[str, pb.FailurePolicy.ValueType] = {
     "forfeit": pb.FAILURE_POLICY_FORFEIT,
     "random": pb.FAILURE_POLICY_RANDOM,
 }
 
 
-def policy_name(value: int) -> str:
+def policy_name(value: int) -> FailurePolicy:
     """``FailurePolicy`` enum value -> ``"forfeit"`` / ``"random"`` (unspecified: forfeit)."""
     return "random" if value == pb.FAILURE_POLICY_RANDOM else "forfeit"
 

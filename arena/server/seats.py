@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
@@ -294,7 +294,7 @@ class RemoteSeat:
         """The Bot protocol (``play_match`` with ``table.bots``): ask, wait, answer."""
         kind, value = self.play_turn(turn)
         if kind == MOVE:
-            return value[0]
+            return cast(Action, value[0])  # a MOVE handback holds (action, ms)
         assert kind == ANSWER, kind
         _action, _ms, (failure, reason) = value
         raise BotFailure(failure, reason)

@@ -55,9 +55,13 @@ class GameService:
 
     # -- Play ---------------------------------------------------------------------
 
-    async def play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+    async def play(
+        self,
+        request_iterator: Any,
+        context: grpc.aio.ServicerContext[bytes, pb.PlayResponse | bytes],
+    ) -> None:
         first = await context.read()
-        if first is grpc.aio.EOF:
+        if first is grpc.aio.EOF:  # type: ignore[comparison-overlap]  # the stubs' ServicerContext.read() omits EOF
             return
         try:
             request = pb.PlayRequest.FromString(first)
@@ -94,7 +98,10 @@ class GameService:
             seat.detach(outbox, reason)
 
     async def _read(
-        self, context: grpc.aio.ServicerContext, seat: RemoteSeat, outbox: Outbox
+        self,
+        context: grpc.aio.ServicerContext[bytes, pb.PlayResponse | bytes],
+        seat: RemoteSeat,
+        outbox: Outbox,
     ) -> None:
         try:
             await self._read_loop(context, seat, outbox)
@@ -105,7 +112,10 @@ class GameService:
             outbox.close(grpc.StatusCode.INTERNAL, "internal server error reading the stream")
 
     async def _read_loop(
-        self, context: grpc.aio.ServicerContext, seat: RemoteSeat, outbox: Outbox
+        self,
+        context: grpc.aio.ServicerContext[bytes, pb.PlayResponse | bytes],
+        seat: RemoteSeat,
+        outbox: Outbox,
     ) -> None:
         config = self.hub.config
         bucket = TokenBucket(config.flood_rate, config.flood_burst)
@@ -117,7 +127,7 @@ class GameService:
             except Exception as exc:  # the transport failed (e.g. an oversize message)
                 outbox.close(None, f"the stream failed: {exc}")
                 return
-            if raw is grpc.aio.EOF:
+            if raw is grpc.aio.EOF:  # type: ignore[comparison-overlap]  # the stubs' ServicerContext.read() omits EOF
                 # A half-close, or the call failed in the transport (e.g. an oversize
                 # message): the latter cancels the handler within moments, with its reason.
                 await asyncio.sleep(HALF_CLOSE_WAIT_S)
@@ -158,7 +168,9 @@ class GameService:
     # -- Watch ----------------------------------------------------------------------
 
     async def watch(
-        self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
+        self,
+        request: pb.WatchRequest,
+        context: grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchResponse],
     ) -> AsyncIterator[pb.WatchResponse]:
         outbox = Outbox(asyncio.get_running_loop(), maxsize=self.hub.config.watch_queue)
         try:
@@ -180,7 +192,9 @@ class GameService:
     # -- CreateMatch / GetMatch ---------------------------------------------------------
 
     async def create_match(
-        self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext
+        self,
+        request: pb.CreateMatchRequest,
+        context: grpc.aio.ServicerContext[pb.CreateMatchRequest, pb.CreateMatchResponse],
     ) -> pb.CreateMatchResponse:
         await self._check_admin(context)
         try:
@@ -218,11 +232,13 @@ class GameService:
             raise StreamError(bad, f"player_names has {len(names)} names for {n} seats")
         spec = MatchSpec(game.id, n, request.seed, options)
         move_ms = float(request.time_limit_ms) if request.time_limit_ms else None
-        config = MatchConfig(move_ms=move_ms, on_failure=policy_name(request.on_failure))  # type: ignore[arg-type]
+        config = MatchConfig(move_ms=move_ms, on_failure=policy_name(request.on_failure))
         return spec, config, names
 
     async def get_match(
-        self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext
+        self,
+        request: pb.GetMatchRequest,
+        context: grpc.aio.ServicerContext[pb.GetMatchRequest, pb.GetMatchResponse],
     ) -> pb.GetMatchResponse:
         await self._check_admin(context)
         try:
@@ -236,7 +252,7 @@ class GameService:
             reply.record_json = json.dumps(table.record)
         return reply
 
-    async def _check_admin(self, context: grpc.aio.ServicerContext) -> None:
+    async def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         token = self.hub.config.admin_token
         if not token:
             return
@@ -250,7 +266,7 @@ class GameService:
 
 def handler(service: GameService) -> grpc.GenericRpcHandler:
     """The generic handler of GameService (requests of Play arrive as raw bytes)."""
-    methods = {
+    methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         "Play": grpc.stream_stream_rpc_method_handler(
             service.play,
             request_deserializer=None,

@@ -21,7 +21,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
@@ -29,6 +29,7 @@ from menagerie.v1 import game_service_pb2 as pb
 from arena.match.records import CHANCE_SEAT
 from arena.match.runner import (
     Bot,
+    BotFailure,
     MatchConfig,
     MatchSpec,
     MatchSteps,
@@ -179,12 +180,12 @@ class Table:
                 elif kind == ANSWER:
                     turn = steps.send(value)
                 elif kind == DONE:
-                    return value
+                    return cast(dict[str, Any], value)  # a DONE handback holds the record
                 else:
                     assert kind == ERROR, kind
                     raise value
         except StopIteration as done:
-            return done.value
+            return cast(dict[str, Any], done.value)  # the record: MatchSteps' return value
         finally:
             self._steps = None
 
@@ -242,7 +243,7 @@ class Table:
             return timed_out.seat.handle_timeout(timed_out)
         assert handback is not None
         if handback[0] == FAILED:
-            pending, failure = handback[1]
+            pending, failure = cast("tuple[Pending, BotFailure]", handback[1])  # see FAILED
             return pending.seat.handle_failure(pending, failure)
         return handback
 

@@ -138,7 +138,7 @@ def ray_session(workers: int, address: str | None = None) -> Iterator[str]:
     tmp: str | None = None
     if address and address != "local":
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=True)
-        cpus = int(ray.cluster_resources().get("CPU", workers))
+        cpus = int(ray.cluster_resources().get("CPU", workers))  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         where = f"the Ray cluster at {address} ({cpus} CPUs)"
     else:
         tmp = tempfile.mkdtemp(prefix="mnr-ray-", dir="/tmp")
@@ -168,7 +168,7 @@ def cluster_cpus(default: int) -> int:
     import ray
 
     try:
-        return max(1, int(ray.cluster_resources().get("CPU", default)))
+        return max(1, int(ray.cluster_resources().get("CPU", default)))  # type: ignore[no-untyped-call]  # ray leaves it unannotated
     except Exception:
         return default
 

@@ -564,7 +564,7 @@ def test_bad_options_and_player_counts() -> None:
             GAME.new_game(2, {"all_together": value})
     for n in (0, 5, True, "2"):
         with pytest.raises(GameConfigError, match="for 1-4 players"):
-            GAME.new_game(n)  # type: ignore[arg-type]
+            GAME.new_game(n)  # type: ignore[arg-type]  # wrong types on purpose
     for options in GAME.variants(2):
         GAME.new_game(2, options)
 

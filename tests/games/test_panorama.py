@@ -482,7 +482,7 @@ def test_bad_options() -> None:
         GAME.new_game(2, {"goals": ["S1", "S2", "T1"]})
     for players in (1, 5, "3", True):
         with pytest.raises(GameConfigError, match="2-4 players"):
-            GAME.new_game(players)  # type: ignore[arg-type]
+            GAME.new_game(players)  # type: ignore[arg-type]  # wrong types on purpose
 
 
 def test_goal_options() -> None:

@@ -237,7 +237,7 @@ def open_store(db_url: str, clock: Clock) -> Iterator[Callable[..., LadderStore]
         kwargs.setdefault("clock", clock)
         kwargs.setdefault("retries", 4)
         kwargs.setdefault("backoff_s", 0.01)
-        store = LadderStore(db_url, **kwargs)  # type: ignore[arg-type]
+        store = LadderStore(db_url, **kwargs)  # type: ignore[arg-type]  # kwargs typed object
         opened.append(store)
         return store
 

@@ -187,7 +187,7 @@ def test_a_result_committed_twice_is_counted_once(store: LadderStore) -> None:
     assert [r.games for r in store.standings("zoo")] == [1, 1]
     assert len(store.history(a.id)) == len(store.history(b.id)) == 1
     done = store.match(match.id)
-    assert (done.status, done.record_location, done.result["ranks"]) == (  # type: ignore[index]
+    assert (done.status, done.record_location, done.result["ranks"]) == (  # type: ignore[index]  # done: has a result
         "done",
         "rec/1.json",
         [1, 2],
@@ -322,7 +322,7 @@ def test_a_dead_runners_matches_are_requeued_then_voided_and_never_counted_twice
     third = store.acquire_lease("zoo", "runner-3", ttl_s=30)
     recovery = store.void_running(third)
     assert recovery.voided == (again[2].id,) and recovery.requeued == (again[3].id,)
-    assert "died 2 times" in store.match(again[2].id).result["void"]  # type: ignore[index]
+    assert "died 2 times" in store.match(again[2].id).result["void"]  # type: ignore[index]  # void: has a result
     with pytest.raises(StaleMatch, match="is void"):
         store.commit_result(again[2].id, WIN, "late", lease=live)
     with pytest.raises(StaleMatch, match="another lease"):

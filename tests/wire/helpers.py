@@ -61,7 +61,7 @@ def host(
     options: dict[str, Any] | None = None,
 ) -> Table:
     spec = MatchSpec(game, players, seed, options or {})
-    return server.create_match(spec, MatchConfig(move_ms=move_ms, on_failure=policy))  # type: ignore[arg-type]
+    return server.create_match(spec, MatchConfig(move_ms=move_ms, on_failure=policy))  # type: ignore[arg-type]  # str, not the Literal
 
 
 class BotThread(threading.Thread):

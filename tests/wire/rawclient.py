@@ -57,7 +57,7 @@ class RawSeat:
 
     def recv(self, timeout: float = 60.0) -> pb.PlayResponse | None:
         """The next message, or None when the stream has ended (see ``code``)."""
-        return self._in.get(timeout=timeout)  # type: ignore[no-any-return]
+        return self._in.get(timeout=timeout)  # type: ignore[no-any-return]  # holds PlayResponse or None
 
     def recv_kind(self, kind: str, timeout: float = 60.0) -> Any:
         """Skip to the next message of ``kind`` (returns its payload); None if the stream ends."""

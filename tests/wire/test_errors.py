@@ -71,7 +71,7 @@ def _joined(server: GameServer, table: Table, seat: int = 0) -> RawSeat:
 
 def _first_turn(server: GameServer, **kw: object) -> tuple[Table, RawSeat, pb.Turn]:
     """A match whose seat 0 is this raw client (start player fixed) and seat 1 a bot."""
-    table = host(server, options={"start_player": 0}, **kw)  # type: ignore[arg-type]
+    table = host(server, options={"start_player": 0}, **kw)  # type: ignore[arg-type]  # kw typed object
     play_with_sdk(server, table, seats=[1])
     raw = _joined(server, table)
     turn = raw.recv_kind("turn")
@@ -257,7 +257,7 @@ def test_bad_move_is_invalid_argument_and_counts_as_illegal(
 ) -> None:
     table, raw, turn = _first_turn(server)
     assert len(turn.legal_actions) == 1  # round 1 always starts with the forced draw
-    raw.send(pb.PlayRequest(move=make_move(turn.sequence)))  # type: ignore[operator]
+    raw.send(pb.PlayRequest(move=make_move(turn.sequence)))  # type: ignore[operator]  # a parametrized callable
     error = _error(raw)
     assert error.code == pb.ERROR_CODE_INVALID_ARGUMENT
     assert error.message == f"{expected}; seat 0 forfeits"

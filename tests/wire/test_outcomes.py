@@ -38,7 +38,7 @@ def play(
     """A match of the scripted bot (seat 0, or ``first``) against ``other``."""
     specs = [first or f"{SCRIPTED} --mode {mode} --at {at} {extra}".strip(), other]
     spec = MatchSpec("zooloretto_mini", 2, seed=4, options=OPTIONS)
-    config = MatchConfig(move_ms=move_ms, on_failure=policy)  # type: ignore[arg-type]
+    config = MatchConfig(move_ms=move_ms, on_failure=policy)  # type: ignore[arg-type]  # a str, not the Literal
     with open_bots(specs, spec, config, server_config=server_config) as session:
         record = session.play()
         processes = list(session.processes)
