@@ -34,9 +34,11 @@ touchpoint of a new game.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import random
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -124,7 +126,7 @@ class Action:
             raise IllegalActionError(f"an action must be a JSON object, got {data!r}")
         if data.get("kind") != cls.KIND:
             raise IllegalActionError(f"expected kind {cls.KIND!r}, got {data.get('kind')!r}")
-        hints = _field_types(cls)
+        hints = _field_types(typing.cast(type, cls))  # type[A] -> type: the cache's key
         kwargs: dict[str, Any] = {}
         known = {"kind"}
         for f in dataclasses.fields(cls):
@@ -149,8 +151,10 @@ class Action:
             if isinstance(value, tuple):
                 value = ",".join(str(v) for v in value)
             values[f.name.rstrip("_")] = value
-        if self.TEXT is not None:
-            return self.TEXT.format_map(values)
+        if self.TEXT is not None:  # booleans as JSON spells them
+            return self.TEXT.format_map(
+                {k: json.dumps(v) if isinstance(v, bool) else v for k, v in values.items()}
+            )
         parts = [self.KIND]
         parts.extend(f"{k}={v}" for k, v in values.items() if v is not None)
         return " ".join(parts)
@@ -162,18 +166,11 @@ def _to_jsonable(value: Any) -> JSON:
     return value
 
 
-_TYPE_CACHE: dict[type, dict[str, Any]] = {}
-
-
+@functools.cache
 def _field_types(cls: type) -> dict[str, Any]:
-    hints = _TYPE_CACHE.get(cls)
-    if hints is None:
-        import sys
-
-        module = sys.modules.get(cls.__module__)
-        hints = typing.get_type_hints(cls, vars(module) if module else None)
-        _TYPE_CACHE[cls] = hints
-    return hints
+    """The resolved field types of action class ``cls`` (once per class)."""
+    module = sys.modules.get(cls.__module__)
+    return typing.get_type_hints(cls, vars(module) if module else None)
 
 
 def _allows_none(hint: Any) -> bool:

@@ -7,6 +7,7 @@ so the greedy and ISMCTS bots play every registered game.
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 from bots.heuristics.base import Heuristic, ObservedScores
@@ -19,16 +20,11 @@ MODULES: dict[str, str] = {
     "manatee_sanctuary": "bots.heuristics.manatee_sanctuary",
 }
 
-_CACHE: dict[str, Heuristic] = {}
 
-
+@functools.cache
 def heuristic_for(game_id: str) -> Heuristic:
     """The heuristic of ``game_id`` (cached; the generic fallback if there is no module)."""
-    found = _CACHE.get(game_id)
-    if found is None:
-        found = _load(MODULES.get(game_id)) or ObservedScores(game_id)
-        _CACHE[game_id] = found
-    return found
+    return _load(MODULES.get(game_id)) or ObservedScores(game_id)
 
 
 def _load(module: str | None) -> Heuristic | None:

@@ -90,11 +90,8 @@ class PowerCap(Action):
     """Solo challenge 5: use the once-per-game discard now (true) or later (false)."""
 
     KIND: ClassVar[str] = "power_cap"
+    TEXT: ClassVar[str] = "power_cap now={now}"
     now: bool
-
-    def __str__(self) -> str:
-        # Not a TEXT template: str.format spells a bool True/False, the text says true/false.
-        return f"power_cap now={'true' if self.now else 'false'}"
 
 
 @dataclass(frozen=True, slots=True)
