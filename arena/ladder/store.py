@@ -60,6 +60,7 @@ from arena.ladder.matchmaking import (
 )
 from arena.ladder.models import (
     FAILURE_POLICIES,
+    MATCH_STATUSES,
     VERSION_KINDS,
     Bot,
     BotVersion,
@@ -863,12 +864,63 @@ class LadderStore:
 
         return self._tx(tx)
 
+    def requeue(self, lease: LeaseInfo, match_ids: Iterable[int]) -> list[int]:
+        """Give back matches this runner started but will not finish (a clean stop): each
+        one still running under ``lease`` goes back to the queue, its attempt not counted.
+        Returns the ids re-queued (others were finished, voided or taken over meanwhile)."""
+        wanted = sorted(set(match_ids))
+
+        def tx(session: Session) -> list[int]:
+            if not wanted:
+                return []
+            done: list[int] = []
+            for row in session.scalars(
+                select(Match).where(Match.id.in_(wanted)).order_by(Match.id).with_for_update()
+            ):
+                if row.status != "running" or row.lease_token != lease.token:
+                    continue
+                row.status = "queued"
+                row.started_at = None
+                row.lease_token = None
+                row.attempts = max(0, row.attempts - 1)
+                done.append(row.id)
+            return done
+
+        return self._tx(tx)
+
+    def match_counts(self, ladder: str) -> dict[str, int]:
+        """How many of the ladder's matches are in each status, and ``sets``: how many
+        duplicate sets were ever queued (matchmaking's pick number)."""
+
+        def tx(session: Session) -> dict[str, int]:
+            lad = self._ladder(session, ladder)
+            counts = {status: 0 for status in MATCH_STATUSES}
+            for status, n in session.execute(
+                select(Match.status, func.count())
+                .where(Match.ladder_id == lad.id)
+                .group_by(Match.status)
+            ):
+                counts[status] = int(n)
+            counts["sets"] = int(
+                session.scalar(
+                    select(func.count()).where(Match.ladder_id == lad.id, Match.rotation == 0)
+                )
+                or 0
+            )
+            return counts
+
+        return self._tx(tx, read_only=True)
+
     # -- leases --------------------------------------------------------------
 
-    def acquire_lease(self, ladder: str, holder: str, ttl_s: float) -> LeaseInfo:
+    def acquire_lease(
+        self, ladder: str, holder: str, ttl_s: float, *, take_over: str | None = None
+    ) -> LeaseInfo:
         """Drive ``ladder`` for ``ttl_s`` seconds (renew before it runs out). Refused with
         :class:`LeaseHeld` while another holder's lease is live; an expired one is taken
-        over. Every acquisition has a fresh token."""
+        over, and so is a live one held by ``take_over`` (a holder the caller knows is
+        dead, e.g. a runner of this host whose process is gone). Every acquisition has a
+        fresh token."""
         if ttl_s <= 0:
             raise LadderError("a lease needs a positive time to live")
 
@@ -895,7 +947,7 @@ class LadderStore:
                     raise LeaseHeld(
                         f"ladder {ladder!r}: another runner took the lease just now"
                     ) from None
-            elif row.expires_at > now and row.holder != holder:
+            elif row.expires_at > now and row.holder not in (holder, take_over):
                 raise LeaseHeld(
                     f"ladder {ladder!r} is driven by {row.holder} (lease until "
                     f"{row.expires_at:%Y-%m-%d %H:%M:%S} UTC)"
