@@ -358,10 +358,14 @@ class LadderRunner:
         self.summary.requeued_at_start = recovery.requeued
         self.summary.voided_at_start = recovery.voided
         if found or recovery.requeued or recovery.voided:
+            voided = (
+                f", {len(recovery.voided)} voided (started {self.ladder.max_attempts} times)"
+                if recovery.voided
+                else ""
+            )
             self.log(
                 f"recovered a dead runner's matches: {self.summary.salvaged} counted from "
-                f"their records, {len(recovery.requeued)} re-queued, {len(recovery.voided)} "
-                f"voided (started {self.ladder.max_attempts} times)"
+                f"their records, {len(recovery.requeued)} re-queued{voided}"
             )
 
     def _loop(self) -> None:
