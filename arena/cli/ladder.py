@@ -508,7 +508,7 @@ def run_cmd(
     in_flight: Annotated[
         int | None,
         typer.Option(
-            "--in-flight", help="Matches in flight at most (default 16 per worker).", min=1
+            "--in-flight", help="Matches in flight at most (default 128 per worker).", min=1
         ),
     ] = None,
     lease_ttl: Annotated[
@@ -556,7 +556,9 @@ def run_cmd(
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             signals["count"] += 1
-            if signals["count"] == 1:
+            if runner.finishing:
+                warn("stopping: releasing the lease")
+            elif signals["count"] == 1:
                 runner.request_stop(f"stopped by {signal.Signals(signum).name}")
                 warn(
                     "stopping: the matches in flight finish and are counted "

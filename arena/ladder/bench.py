@@ -133,7 +133,11 @@ def bench_placement(
 
 
 def bench_throughput(
-    game: str | None = None, bot: str = "random", games: int = 1000, workers: int = 2
+    game: str | None = None,
+    bot: str = "random",
+    games: int = 1000,
+    workers: int = 2,
+    in_flight: int | None = None,
 ) -> dict[str, Any]:
     """Ladder games/s against tournament games/s: the same five copies of ``bot``, the
     same game, 2-player games, on one local Ray with ``workers`` workers.
@@ -160,6 +164,7 @@ def bench_throughput(
             config = RunnerConfig(
                 workers=workers,
                 games=int(tournament["games"]),
+                in_flight=in_flight,
                 tracking_uri=f"sqlite:///{Path(tmp) / 'mlflow.db'}",
                 experiment="bench",
                 refresh_s=3600.0,
@@ -173,6 +178,7 @@ def bench_throughput(
         finally:
             store.close()
     ladder: dict[str, Any] = {
+        "in_flight": in_flight,
         "games": summary.counted,
         "seconds": summary.play_seconds,
         "games_per_s": summary.games_per_s,

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.errors import LadderError, LeaseHeld, LeaseLost, StaleMatch
+from arena.ladder.errors import LadderError, LeaseHeld, LeaseLost, StatusError
 from arena.ladder.hosting import LadderFiles, game_id, hosted_spec, record_location
 from arena.ladder.matchmaking import MatchmakingSettings, pick_group
 from arena.ladder.rating import FORFEIT_KINDS, Outcome, outcome_of
@@ -63,11 +63,13 @@ from arena.ladder.store import RECENT_SETS, LadderStore
 from arena.ladder.submission import Archives
 from arena.ladder.tracking import EXPERIMENT, LadderTracker
 from arena.ladder.validation import validate_version
-from arena.ladder.views import LadderInfo, LeaseInfo, MatchInfo, VersionInfo
+from arena.ladder.views import CommitOutcome, LadderInfo, LeaseInfo, MatchInfo, VersionInfo
 from arena.tournament.journal import Journal
 from arena.tournament.ratings import GameSummary, Point
 from arena.tournament.ray_runner import (
+    TARGET_TASK_SECONDS,
     BatchResult,
+    BatchSizer,
     GameSetup,
     cluster_cpus,
     play_batch,
@@ -79,14 +81,20 @@ from arena.tournament.schedule import ScheduledGame
 
 LEASE_TTL_S = 60.0
 """How long a runner's lease lasts unless renewed (renewed every third of it)."""
-IN_FLIGHT_PER_WORKER = 16
-"""Default C: matches in flight per Ray worker (two tasks per worker, C/2 games each)."""
+IN_FLIGHT_PER_WORKER = 128
+"""Default C: the most matches in flight per Ray worker. Two tasks per worker, each sized
+like a tournament's (about ``TARGET_TASK_SECONDS`` of games, :class:`BatchSizer`) but at
+most C/2 games: fast games travel in big batches, so that claiming and committing, one
+transaction per batch, cost little per game; slow games one or a few at a time."""
 VALIDATE_EVERY_S = 30.0
 REFRESH_S = 60.0
 """How often the standings files, viewers and MLflow artifacts are refreshed."""
 IDLE_S = 5.0
 """How long a runner without enough active bots waits before it looks again."""
 PROGRESS_EVERY = 100
+METRIC_EVERY = 10
+"""A metric point (μ and ordinal of the versions that played since the last) every this
+many counted matches, and when the runner stops."""
 
 
 def holder_name() -> str:
@@ -136,6 +144,7 @@ class RunnerConfig:
     tracking_uri: str | None = None
     experiment: str = EXPERIMENT
     refresh_s: float = REFRESH_S
+    metric_every: int = METRIC_EVERY
     idle_s: float = IDLE_S
     validate_every_s: float = VALIDATE_EVERY_S
 
@@ -228,6 +237,8 @@ class LadderRunner:
         self.holder = holder_name()
         self.summary = RunSummary(ladder)
         self.lease = None
+        self.finishing = False
+        """True once the runner gives back, writes and releases: no longer interruptible."""
         self._stop = threading.Event()
         self._journal: Journal | None = None
         self._tracker: LadderTracker | None = None
@@ -241,13 +252,18 @@ class LadderRunner:
         self._dispatched = 0
         self._done = 0
         self._points: list[Point] = []
+        self._changed: tuple[dict[str, float], dict[str, float]] = ({}, {})
+        """μ and ordinal of the versions that played since the last metric point."""
         self._latest: dict[str, str] = {}
         """Version label -> the record line of its latest counted game in this run."""
         self._starved = False
+        self._maybe_queued = True
         self._waiting: list[VersionInfo] = []
         self._next_validation = 0.0
         self._next_refresh = 0.0
-        self._batch = 1
+        self._sizer = BatchSizer(1, 1)
+        """Games per claim: as many as a Ray task will take (the tournaments' sizer)."""
+        self._cap = 1
         self._tasks = 1
         self._started = time.perf_counter()
 
@@ -289,35 +305,38 @@ class LadderRunner:
         renewer = _Renewer(self, self.config.lease_ttl_s)
         renewer.start()
         try:
-            self.log(
-                f"ladder {info.name} ({info.game}, {info.players} players): runner "
-                f"{self.holder} holds the lease (renewed every "
-                f"{self.config.lease_ttl_s / 3:g} s)"
-            )
-            self.files.folder.mkdir(parents=True, exist_ok=True)
-            self._recover()
-            counts = self.store.match_counts(self.name)
-            self._picks, self._done = counts["sets"], counts["done"]
-            if self.config.tracking:
-                assert self._journal is not None
-                self._tracker = LadderTracker(
-                    info,
-                    self.files,
-                    self._journal,
-                    uri=self.config.tracking_uri,
-                    experiment=self.config.experiment,
-                    log=self.log,
-                )
-                self._tracker.tick([], force=True)
             try:
+                self._start(info)
                 self._loop()
             except KeyboardInterrupt:
                 self.summary.stopped = "interrupted: the matches in flight go back to the queue"
         finally:
+            self.finishing = True
             renewer.stop()
             self._finish()
             self.summary.seconds = time.perf_counter() - started
         return self.summary
+
+    def _start(self, info: LadderInfo) -> None:
+        self.log(
+            f"ladder {info.name} ({info.game}, {info.players} players): runner "
+            f"{self.holder} holds the lease (renewed every {self.config.lease_ttl_s / 3:g} s)"
+        )
+        self.files.folder.mkdir(parents=True, exist_ok=True)
+        self._recover()
+        counts = self.store.match_counts(self.name)
+        self._picks, self._done = counts["sets"], counts["done"]
+        if self.config.tracking:
+            assert self._journal is not None
+            self._tracker = LadderTracker(
+                info,
+                self.files,
+                self._journal,
+                uri=self.config.tracking_uri,
+                experiment=self.config.experiment,
+                log=self.log,
+            )
+            self._tracker.tick([], force=True)
 
     def _acquire(self) -> LeaseInfo:
         ttl = self.config.lease_ttl_s
@@ -343,17 +362,12 @@ class LadderRunner:
                 found[gid] = record
 
         self._journal = Journal(self.files.records, keep)
-        for gid, record in found.items():
-            match = wanted[gid]
-            try:
-                done = self.store.commit_result(
-                    match.id, outcome_of(record), record_location(self.files.records, gid)
-                )
-            except StaleMatch:
-                continue
-            if done.counted:
-                self.summary.salvaged += 1
-                self.summary.counted += 1
+        salvage = [
+            (wanted[gid].id, outcome_of(record), record_location(self.files.records, gid))
+            for gid, record in found.items()
+        ]
+        salvaged = sum(d.counted for d in self.store.commit_results(salvage).outcomes)
+        self.summary.salvaged = self.summary.counted = salvaged
         recovery = self.store.void_running(self.lease)
         self.summary.requeued_at_start = recovery.requeued
         self.summary.voided_at_start = recovery.voided
@@ -393,18 +407,18 @@ class LadderRunner:
     def _player(self) -> Iterator[Callable[[Iterator[ScheduledGame]], None]]:
         cfg = self.config
         if cfg.workers <= 0:
-            self._batch = self._tasks = 1
+            self._sizer, self._cap, self._tasks = BatchSizer(1, 1), 1, 1
             self.log("playing in this process, one match at a time")
             yield self._play_in_process
             return
         with ray_session(cfg.workers, cfg.address) as where:
             cpus = cluster_cpus(cfg.workers)
-            in_flight = cfg.in_flight or IN_FLIGHT_PER_WORKER * cpus
-            self._tasks = max(1, min(2 * cpus, in_flight))
-            self._batch = max(1, in_flight // self._tasks)
+            self._cap = cfg.in_flight or IN_FLIGHT_PER_WORKER * cpus
+            self._tasks = max(1, min(2 * cpus, self._cap))
+            self._sizer = BatchSizer(None, cpus, max(1, self._cap // self._tasks))
             self.log(
-                f"playing on {where}: up to {self._tasks * self._batch} matches in flight "
-                f"({self._tasks} tasks of {self._batch})"
+                f"playing on {where}: up to {self._cap} matches in flight, in "
+                f"{self._tasks} tasks of about {TARGET_TASK_SECONDS:g} s of games"
             )
             yield self._play_on_ray
 
@@ -414,16 +428,18 @@ class LadderRunner:
             self._on_idle(wait=True)
 
     def _play_on_ray(self, games: Iterator[ScheduledGame]) -> None:
+        left = self._left()
         run_on_ray(
             self.setup,
             games,
-            self._tasks * self._batch,
-            self._tasks,
-            self._batch,
+            int(left) if left < 10**9 else 10**9,
+            self._sizer.workers,
+            None,  # the task size adapts to the games' length, as in a tournament
             self._on_result,
             self._on_lost,
             max_in_flight=self._tasks,
             on_idle=self._on_idle,
+            max_batch=self._sizer.max_batch,  # at most C in flight
         )
         self._on_idle(wait=True)
 
@@ -437,50 +453,59 @@ class LadderRunner:
             if not self._buffer:
                 if self._validation_due():
                     return
-                self._fill(int(min(self._batch, self._left())))
+                self._fill(int(min(self._sizer.size(10**9), self._left())))
                 if not self._buffer:
                     self._starved = True
                     return
             yield self._dispatch(self._buffer.popleft())
 
     def _fill(self, want: int) -> None:
+        """Claim ``want`` matches: queued ones first (left by an earlier run or pick),
+        then newly picked sets."""
         assert self.lease is not None
-        claimed = self.store.claim(self.lease, want)
-        if not claimed:
-            self._queue_sets(math.ceil(want / self.ladder.players))
-            claimed = self.store.claim(self.lease, want)
+        claimed = self.store.claim(self.lease, want) if self._maybe_queued else []
+        if len(claimed) < want:
+            self._queue_sets(math.ceil((want - len(claimed)) / self.ladder.players))
+            claimed += self.store.claim(self.lease, want - len(claimed))
+        self._maybe_queued = len(claimed) == want  # a set's other rotations may wait
         self._buffer.extend(claimed)
 
     def _queue_sets(self, sets: int) -> None:
         """Pick ``sets`` groups from one snapshot (each pick counted into the next, as the
-        store would count its queued games) and queue each as a duplicate set."""
-        snap = self.store.snapshot(self.name)
-        lad = snap.ladder
-        k = lad.players
-        settings = MatchmakingSettings(
-            placement_games=lad.placement_games, beta=lad.rating.beta, sigma0=lad.rating.sigma
-        )
-        field = {c.version_id: c for c in snap.candidates}
-        recent = list(snap.recent)
-        for _ in range(sets):
-            group = pick_group(
-                list(field.values()),
-                k,
-                seed=derive(self.name, "pick", self._picks),
-                recent=recent[-RECENT_SETS:],
-                settings=settings,
+        store would count its queued games) and queue them as duplicate sets in one
+        transaction. A version that left matchmaking since the snapshot: a new snapshot."""
+        for _ in range(3):
+            snap = self.store.snapshot(self.name)
+            lad = snap.ladder
+            k = lad.players
+            settings = MatchmakingSettings(
+                placement_games=lad.placement_games, beta=lad.rating.beta, sigma0=lad.rating.sigma
             )
-            if group is None:
+            field = {c.version_id: c for c in snap.candidates}
+            recent = list(snap.recent)
+            picked: list[tuple[tuple[int, ...], int]] = []
+            for n in range(self._picks, self._picks + sets):
+                group = pick_group(
+                    list(field.values()),
+                    k,
+                    seed=derive(self.name, "pick", n),
+                    recent=recent[-RECENT_SETS:],
+                    settings=settings,
+                )
+                if group is None:
+                    break
+                picked.append((group, derive(self.name, "game", n)))
+                for v in group:
+                    field[v] = dataclasses.replace(field[v], games=field[v].games + k)
+                recent.append(group)
+            if not picked:
                 return
             try:
-                self.store.queue_set(self.name, group, derive(self.name, "game", self._picks))
-            except LadderError as exc:  # a version left matchmaking since the snapshot
-                self.log(f"warning: not queued: {exc}")
-                return
-            self._picks += 1
-            for v in group:
-                field[v] = dataclasses.replace(field[v], games=field[v].games + k)
-            recent.append(group)
+                self.store.queue_sets(self.name, picked)
+            except StatusError:
+                continue
+            self._picks += len(picked)
+            return
 
     def _version(self, version_id: int) -> VersionInfo:
         if version_id not in self._versions:
@@ -512,6 +537,7 @@ class LadderRunner:
         """A batch came back: its records go to the records file (committed once durable);
         a game that could not be played voids its match."""
         assert self._journal is not None
+        self._sizer.observe(res)
         if res.lines:
             self._journal.append_async(res.lines, res)
         for gid, why in res.errors:
@@ -536,9 +562,13 @@ class LadderRunner:
     def _on_idle(self, wait: bool = False) -> None:
         """Commit the results whose records are durable now (``wait``: all of them)."""
         assert self._journal is not None
-        for res, _accepted in self._journal.completed(wait):
-            for (gid, line), summary in zip(res.lines, res.summaries, strict=True):
-                self._commit(gid, line, summary)
+        durable = [
+            (gid, line, summary)
+            for res, _accepted in self._journal.completed(wait)
+            for (gid, line), summary in zip(res.lines, res.summaries, strict=True)
+        ]
+        if durable:
+            self._commit(durable)
         if self._tracker is not None:
             done = self._tracker.state.data.get("metrics_step", 0)
             if self._points and self._points[0][0] <= done:
@@ -554,33 +584,39 @@ class LadderRunner:
             return outcome_of(json.loads(line))
         return Outcome(tuple(summary.ranks), tuple(summary.scores))
 
-    def _commit(self, gid: str, line: str, summary: GameSummary) -> None:
-        match = self._in_flight.pop(gid, None)
-        if match is None:
-            return
+    def _commit(self, durable: list[tuple[str, str, GameSummary]]) -> None:
+        """Commit these recorded games' results in one transaction (exactly once each)."""
         assert self.lease is not None
-        try:
-            done = self.store.commit_result(
-                match.id,
-                self._outcome(line, summary),
-                record_location(self.files.records, gid),
-                lease=self.lease,
-            )
-        except StaleMatch as exc:
+        games = [
+            (gid, line, summary, match)
+            for gid, line, summary in durable
+            if (match := self._in_flight.pop(gid, None)) is not None
+        ]
+        batch = self.store.commit_results(
+            [
+                (match.id, self._outcome(line, summary), record_location(self.files.records, gid))
+                for gid, line, summary, match in games
+            ],
+            lease=self.lease,
+        )
+        for why in batch.stale.values():
             self.summary.stale += 1
-            self.log(f"warning: {exc}")
-            return
-        if not done.counted:
-            return
+            self.log(f"warning: {why}")
+        counted = [game for game in games if game[3].id not in batch.stale]
+        for (_gid, line, _summary, _match), done in zip(counted, batch.outcomes, strict=True):
+            if done.counted:
+                self._counted(line, done)
+
+    def _counted(self, line: str, done: CommitOutcome) -> None:
         self.summary.counted += 1
         self._done += 1
-        mus: dict[str, float] = {}
-        ordinals: dict[str, float] = {}
+        mus, ordinals = self._changed
         for v, skill in done.ratings.items():
             label = self._version(v).label
             mus[label], ordinals[label] = skill.mu, skill.ordinal
             self._latest[label] = line
-        self._points.append((self._done, mus, ordinals))
+        if self._done % self.config.metric_every == 0:
+            self._point()
         for v in done.broken:
             version = self.store.version_by_id(v)
             self._versions[v] = version
@@ -593,6 +629,13 @@ class LadderRunner:
             self.on_commit(self.summary.counted)
 
     # -- validation, standings ------------------------------------------------------------
+
+    def _point(self) -> None:
+        """A metric point: the ratings that changed since the last one, at this match."""
+        mus, ordinals = self._changed
+        if mus:
+            self._points.append((self._done, mus, ordinals))
+            self._changed = ({}, {})
 
     def _validation_due(self) -> bool:
         if time.monotonic() < self._next_validation:
@@ -670,6 +713,7 @@ class LadderRunner:
                 except Exception as exc:  # the standings are a view: never fail the stop
                     self.log(f"warning: standings not written: {type(exc).__name__}: {exc}")
             if self._tracker is not None:
+                self._point()
                 summary.tracked = self._tracker.finish(self._points, [], True, timeout=60)
                 summary.run_id = self._tracker.run_id
                 if not summary.tracked:

@@ -9,8 +9,9 @@ the games, the records file is the source of truth):
 
 - params: the ladder's settings; tags: game, players, record format, code version;
 - metrics ``rating/<bot>.v<version>/mu`` and ``rating/<bot>.v<version>/ordinal`` (μ and
-  the conservative ordinal μ − 3σ) with step = the ladder's counted match number
-  (``@`` is not allowed in an MLflow metric name, so ``bot@3`` is written ``bot.v3``);
+  the conservative ordinal μ − 3σ) with step = the ladder's counted match number, every
+  ten matches (``arena.ladder.runner.METRIC_EVERY``) for the versions that played in
+  them (``@`` is not allowed in an MLflow metric name, so ``bot@3`` is written ``bot.v3``);
 - artifacts: ``records/part-NNNNN.jsonl`` (the ladder's records file in order, ≤ 500
   records per part, each uploaded once), ``standings.csv|md|html`` (refreshed every so
   often and when the runner stops) and ``replays/`` (self-contained viewers of the latest

@@ -16,12 +16,24 @@ from arena.ladder.store import LadderStore
 from arena.ladder.views import MatchInfo
 from arena.match.records import verify_record
 from arena.tournament.journal import read_journal
+from bots.base import Turn
 
 REPO = Path(__file__).resolve().parents[2]
 FIRST = "py:tests.arena.helpers:FirstBot"
 CRASH = "py:tests.arena.helpers:CrashBot"
 EXITS = 'cmd:python -c "import sys; sys.exit(3)"'
 """A program that exits at once (never joins its game)."""
+INTERRUPT = "py:tests.ladder.helpers:InterruptBot"
+
+
+class InterruptBot:
+    """Presses Ctrl-C at its first move (a KeyboardInterrupt in the middle of a game)."""
+
+    name = "interrupt"
+    version = "1"
+
+    def choose(self, turn: Turn) -> int:
+        raise KeyboardInterrupt
 
 
 def make_ladder(

@@ -29,7 +29,7 @@ from arena.ladder.validation import validate_version
 from arena.tournament.journal import Journal
 from arena.tournament.ray_runner import GameSetup, play_batch
 from arena.tournament.schedule import ScheduledGame
-from tests.ladder.helpers import CRASH, EXITS, FIRST, audit, make_ladder, run
+from tests.ladder.helpers import CRASH, EXITS, FIRST, INTERRUPT, audit, make_ladder, run
 
 BOTS = {"rnd": "random", "grd": "greedy", "first": FIRST}
 
@@ -102,6 +102,22 @@ def test_the_runner_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
         assert summary.counted == 12
         assert len(audit(store, ladder, tmp_path / "home")) == 12
         assert store.engine.dialect.name == "postgresql"
+
+
+def test_an_interrupted_runner_puts_the_game_in_flight_back_in_the_queue(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    """A second Ctrl-C (KeyboardInterrupt) in the middle of a game: the runner stops, the
+    match goes back to the queue (its attempt not counted), the lease is released."""
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, {"rnd": "random", "grd": "greedy", "stop": INTERRUPT})
+    summary = run(store, ladder, home, games=20)
+    assert summary.stopped.startswith("interrupted") and summary.requeued_at_stop == 1
+    queued = store.matches(ladder, statuses=["queued"])
+    stop = store.version(ladder, "stop").id
+    back = [m for m in queued if stop in m.seats and m.attempts == 0]
+    assert back and store.lease(ladder) is None
+    assert len(audit(store, ladder, home)) == summary.counted
 
 
 def _dead_pid() -> int:
