@@ -63,9 +63,13 @@ def bench_matchmaking(
     return out
 
 
-def bench_commit(url: str | None = None, matches: int = 60, players: int = 2) -> dict[str, Any]:
+def bench_commit(
+    url: str | None = None, matches: int = 60, players: int = 2, batch: int = 64
+) -> dict[str, Any]:
     """Time :meth:`LadderStore.commit_result` (one transaction: match, ratings, history,
-    failure streaks) on the database at ``url`` (default: a fresh SQLite file)."""
+    failure streaks) on the database at ``url`` (default: a fresh SQLite file), and
+    :meth:`LadderStore.commit_results` with ``batch`` results per transaction (what the
+    runner does with the games of a Ray task)."""
     from arena.ladder.store import LadderStore
 
     with tempfile.TemporaryDirectory(prefix="ladder-bench-") as tmp:
@@ -78,21 +82,41 @@ def bench_commit(url: str | None = None, matches: int = 60, players: int = 2) ->
                 for i in range(max(players, 4))
             ]
             rng = random.Random(0)
-            for _ in range(-(-matches // players)):
-                store.queue_set(name, rng.sample(ids, players), seed=rng.randrange(2**31))
+            sets = -(-(matches + 4 * batch) // players)
+            store.queue_sets(
+                name, [(rng.sample(ids, players), rng.randrange(2**31)) for _ in range(sets)]
+            )
             lease = store.acquire_lease(name, "bench", 600)
+
+            def ranks() -> list[int]:
+                order = list(range(1, players + 1))
+                rng.shuffle(order)
+                return order
+
             samples: list[float] = []
             for match in store.claim(lease, matches):
-                ranks = list(range(1, players + 1))
-                rng.shuffle(ranks)
                 started = time.perf_counter()
-                store.commit_result(match.id, {"ranks": ranks}, f"bench:{match.id}", lease=lease)
+                store.commit_result(match.id, {"ranks": ranks()}, f"bench:{match.id}", lease=lease)
                 samples.append(time.perf_counter() - started)
+            batched: list[float] = []
+            for _ in range(4):
+                claimed = store.claim(lease, batch)
+                started = time.perf_counter()
+                store.commit_results(
+                    [(m.id, {"ranks": ranks()}, f"bench:{m.id}") for m in claimed], lease=lease
+                )
+                batched.append((time.perf_counter() - started) / max(len(claimed), 1))
             store.release(lease)
             backend = store.engine.dialect.name
         finally:
             store.close()
-    return {"backend": backend, "commits": len(samples), **_summary(samples, 1e3, "ms")}
+    return {
+        "backend": backend,
+        "commits": len(samples),
+        **_summary(samples, 1e3, "ms"),
+        "batch": batch,
+        "batched_ms_per_result": round(statistics.median(batched) * 1e3, 3),
+    }
 
 
 def bench_placement(
@@ -238,7 +262,9 @@ def print_report(report: dict[str, Any]) -> None:
             c = report[key]
             print(
                 f"commit per result ({c['backend']}, {c['commits']} results): median "
-                f"{c['median_ms']:.2f} ms, p95 {c['p95_ms']:.2f} ms, max {c['max_ms']:.2f} ms"
+                f"{c['median_ms']:.2f} ms, p95 {c['p95_ms']:.2f} ms, max {c['max_ms']:.2f} ms; "
+                f"{c['batched_ms_per_result']:.3f} ms per result in batches of {c['batch']} "
+                "(as the runner commits)"
             )
     for p in report["placement"]:
         print(
