@@ -329,8 +329,7 @@ def status_cmd(
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
-    """A bot's versions: status (and why: a failed validation, N failures in a row),
-    rating, games."""
+    """A bot's versions: status and why (a failed validation, failures), rating, games."""
     from arena.ladder.models import VERSION_STATUSES
 
     with open_store(db) as store:
@@ -398,8 +397,7 @@ def standings_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
     db: Db = None,
 ) -> None:
-    """Every active version by ordinal (mu - 3 sigma), provisional ones marked, broken
-    ones with the reason."""
+    """Active versions by ordinal (mu - 3 sigma), provisional marked, broken with why."""
     from arena.ladder.standings import load_standings, rich_table, to_html, to_json
 
     with open_store(db) as store:
@@ -422,8 +420,7 @@ def history_cmd(
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
-    """A version's rating over time and its recent games, with the ids `arena replay`
-    opens."""
+    """A version's rating over time and recent games, with ids `arena replay` opens."""
     from rich.table import Table
 
     from arena.ladder.hosting import parse_location
