@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from arena.cli import bench, bot, play, replay, server, tournament
+from arena.cli import bench, bot, ladder, play, replay, server, tournament
 
 app = typer.Typer(
     help="Menagerie: play, serve, run tournaments, rate and replay board-game bots.",
@@ -19,8 +19,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-bench_app = typer.Typer(help="Benchmarks (engine, grpc, arena, strength); --json for machines.")
+bench_app = typer.Typer(
+    help="Benchmarks (engine, grpc, arena, strength, ladder); --json for machines."
+)
 bot_app = typer.Typer(help="Tools for bot authors (`arena bot check COMMAND`).")
+ladder_app = typer.Typer(
+    help="The ladder: submit bots, run them continuously, persistent ratings.",
+    no_args_is_help=True,
+)
 
 app.command("games")(play.games_cmd)
 app.command("play")(play.play_cmd)
@@ -34,12 +40,22 @@ bench_app.command("arena")(bench.bench_arena_cmd)
 app.command("serve")(server.serve_cmd)
 bench_app.command("grpc")(bench.bench_grpc_cmd)
 bench_app.command("strength")(bench.bench_strength_cmd)
+bench_app.command("ladder")(bench.bench_ladder_cmd)
 app.command("replay")(replay.replay_cmd)
 app.command("stats")(replay.stats_cmd)
 app.command("export")(replay.export_cmd)
 app.command("viewers")(replay.viewers_cmd)
 app.add_typer(bot_app, name="bot")
 bot_app.command("check")(bot.check_cmd)
+app.add_typer(ladder_app, name="ladder")
+ladder_app.command("create")(ladder.create_cmd)
+ladder_app.command("submit")(ladder.submit_cmd)
+ladder_app.command("list")(ladder.list_cmd)
+ladder_app.command("status")(ladder.status_cmd)
+ladder_app.command("retire")(ladder.retire_cmd)
+ladder_app.command("standings")(ladder.standings_cmd)
+ladder_app.command("history")(ladder.history_cmd)
+ladder_app.command("run")(ladder.run_cmd)
 
 
 def main() -> None:

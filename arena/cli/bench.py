@@ -1,4 +1,4 @@
-"""``arena bench engine|grpc|arena|strength``: the benchmarks (``--json`` for machines).
+"""``arena bench engine|grpc|arena|strength|ladder``: the benchmarks (``--json`` for machines).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 """
@@ -89,3 +89,32 @@ def bench_strength_cmd(
     from arena.bench.strength import run_strength
 
     run_strength(game, bot, games, seed, workers, as_json)
+
+
+@user_errors
+def bench_ladder_cmd(
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="Also time commits on this (PostgreSQL) database URL."),
+    ] = None,
+    game: Annotated[str | None, typer.Option("--game", help="Game (default: a fast one).")] = None,
+    games: Annotated[int, typer.Option("--games", help="Games per throughput measurement.")] = 1000,
+    bot: Annotated[str, typer.Option("--bot", help="Bot spec of all 5 bots.")] = "random",
+    workers: Annotated[int, typer.Option("--workers", help="Ray workers.", min=1)] = 2,
+    throughput: Annotated[
+        bool,
+        typer.Option("--throughput/--no-throughput", help="Compare games/s with a tournament."),
+    ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Ladder: matchmaking time per decision (10/100/1,000 bots), commit time per result
+    (SQLite; PostgreSQL with --db), games to leave provisional, games/s vs a tournament."""
+    from arena.ladder.bench import bench_ladder, print_report
+
+    report = bench_ladder(
+        db, game=game, bot=bot, games=games, workers=workers, throughput=throughput
+    )
+    if as_json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_report(report)

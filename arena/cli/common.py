@@ -15,6 +15,7 @@ from typing import ParamSpec, TypeVar
 from rich.console import Console
 
 from arena.errors import UserError
+from arena.ladder.errors import LadderError
 from arena.match.records import RecordError
 from bots.base import BotSpecError
 from engine import GameConfigError, IllegalActionError
@@ -28,6 +29,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     IllegalActionError,
     BotSpecError,
     RecordError,
+    LadderError,  # the ladder's (unknown ladder or bot, lease held, database down, ...)
 )
 """Anything the user got wrong (a flag, a file, a config, a bot spec, a record)."""
 

@@ -28,6 +28,15 @@ def tournament_cmd(
         int | None, typer.Option("--rounds", help="Repeats of every group and rotation.")
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Tournament seed.")] = None,
+    gauntlet: Annotated[
+        str | None,
+        typer.Option(
+            "--gauntlet",
+            help="NEW (a roster name or a bot spec) plays every other bot, each pairing in "
+            "every seat rotation, instead of a full round robin.",
+            metavar="NEW",
+        ),
+    ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Local Ray CPUs (default 2).")
     ] = None,
@@ -69,7 +78,8 @@ def tournament_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
 ) -> None:
-    """Run a round-robin tournament on Ray; every game journaled, rated, tracked in MLflow.
+    """Run a round-robin tournament (or a --gauntlet) on Ray; every game journaled, rated,
+    tracked in MLflow.
 
     Re-running the same config (or --resume) plays only the games not yet recorded.
     """
@@ -82,6 +92,7 @@ def tournament_cmd(
         "players": players,
         "rounds": rounds,
         "seed": seed,
+        "gauntlet": gauntlet,
         "workers": workers,
         "address": address,
         "batch_size": batch_size,

@@ -18,6 +18,13 @@ errors.py        LadderError and its kinds (one-line user errors)
 submission.py    deterministic content-addressed archives: pack, unpack into a cache
 rating.py        OpenSkill Plackett–Luce updates, forfeits, ordinal, provisional status
 matchmaking.py   the next group of k versions: pure, seeded, with a proved fairness bound
+validation.py    a new version against random (the ``arena bot check`` checks for programs)
+hosting.py       a ladder's files (records, standings) and the spec a version plays as
+launch.py        ``python -m arena.ladder.launch``: a submitted archive's bot, from the cache
+runner.py        LadderRunner (``arena ladder run``): lease, recovery, matchmaking, play on
+                 Ray, records file, exactly-once commits, clean stop
+standings.py     the standings as tables (terminal, JSON, CSV, Markdown, HTML), --batch fit
+tracking.py      the ladder's MLflow run
 bench.py         measurements for ``arena bench ladder``
 ```
 

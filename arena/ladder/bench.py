@@ -1,5 +1,6 @@
 """Ladder measurements for ``arena bench ladder``: matchmaking time per decision, database
-commit time per result, games until a new version leaves provisional status.
+commit time per result, games until a new version leaves provisional status, and the
+ladder runner's games/s against a tournament's on the same bots and Ray workers.
 
 Each function returns a JSON-able dict; none asserts anything about time (tests never do).
 """
@@ -62,9 +63,13 @@ def bench_matchmaking(
     return out
 
 
-def bench_commit(url: str | None = None, matches: int = 60, players: int = 2) -> dict[str, Any]:
+def bench_commit(
+    url: str | None = None, matches: int = 60, players: int = 2, batch: int = 64
+) -> dict[str, Any]:
     """Time :meth:`LadderStore.commit_result` (one transaction: match, ratings, history,
-    failure streaks) on the database at ``url`` (default: a fresh SQLite file)."""
+    failure streaks) on the database at ``url`` (default: a fresh SQLite file), and
+    :meth:`LadderStore.commit_results` with ``batch`` results per transaction (what the
+    runner does with the games of a Ray task)."""
     from arena.ladder.store import LadderStore
 
     with tempfile.TemporaryDirectory(prefix="ladder-bench-") as tmp:
@@ -77,21 +82,41 @@ def bench_commit(url: str | None = None, matches: int = 60, players: int = 2) ->
                 for i in range(max(players, 4))
             ]
             rng = random.Random(0)
-            for _ in range(-(-matches // players)):
-                store.queue_set(name, rng.sample(ids, players), seed=rng.randrange(2**31))
+            sets = -(-(matches + 4 * batch) // players)
+            store.queue_sets(
+                name, [(rng.sample(ids, players), rng.randrange(2**31)) for _ in range(sets)]
+            )
             lease = store.acquire_lease(name, "bench", 600)
+
+            def ranks() -> list[int]:
+                order = list(range(1, players + 1))
+                rng.shuffle(order)
+                return order
+
             samples: list[float] = []
             for match in store.claim(lease, matches):
-                ranks = list(range(1, players + 1))
-                rng.shuffle(ranks)
                 started = time.perf_counter()
-                store.commit_result(match.id, {"ranks": ranks}, f"bench:{match.id}", lease=lease)
+                store.commit_result(match.id, {"ranks": ranks()}, f"bench:{match.id}", lease=lease)
                 samples.append(time.perf_counter() - started)
+            batched: list[float] = []
+            for _ in range(4):
+                claimed = store.claim(lease, batch)
+                started = time.perf_counter()
+                store.commit_results(
+                    [(m.id, {"ranks": ranks()}, f"bench:{m.id}") for m in claimed], lease=lease
+                )
+                batched.append((time.perf_counter() - started) / max(len(claimed), 1))
             store.release(lease)
             backend = store.engine.dialect.name
         finally:
             store.close()
-    return {"backend": backend, "commits": len(samples), **_summary(samples, 1e3, "ms")}
+    return {
+        "backend": backend,
+        "commits": len(samples),
+        **_summary(samples, 1e3, "ms"),
+        "batch": batch,
+        "batched_ms_per_result": round(statistics.median(batched) * 1e3, 3),
+    }
 
 
 def bench_placement(
@@ -131,7 +156,85 @@ def bench_placement(
     }
 
 
-def bench_ladder(postgres_url: str | None = None) -> dict[str, Any]:
+def bench_throughput(
+    game: str | None = None,
+    bot: str = "random",
+    games: int = 1000,
+    workers: int = 2,
+    in_flight: int | None = None,
+) -> dict[str, Any]:
+    """Ladder games/s against tournament games/s: the same five copies of ``bot``, the
+    same game, 2-player games, on one local Ray with ``workers`` workers.
+
+    The tournament is ``arena bench arena``'s (a warm-up tournament, then a round robin of
+    about ``games`` games, journaled and tracked in MLflow); the ladder then plays as many
+    games with its runner (SQLite store, records file, MLflow), on the same warm workers.
+    Both rates count from the first game handed to Ray to the last result made durable
+    (the tournament: journaled; the ladder: journaled and committed)."""
+    from arena.bench.arena import ROSTER_SIZE, _pick_game, _rounds_for, bench_ray
+    from arena.ladder.runner import LadderRunner, RunnerConfig
+    from arena.ladder.store import LadderStore
+    from arena.tournament.ray_runner import ray_session
+
+    gid = _pick_game(game)
+    rounds = _rounds_for(games, ROSTER_SIZE)
+    with tempfile.TemporaryDirectory(prefix="ladder-bench-") as tmp, ray_session(workers):
+        tournament = bench_ray(gid, rounds, workers, Path(tmp), bot)
+        store = LadderStore(str(Path(tmp) / "ladder.db"))
+        try:
+            store.create_ladder("bench", gid, 2)
+            for i in range(ROSTER_SIZE):
+                store.add_version("bench", f"bot{i}", spec=bot, status="active")
+            config = RunnerConfig(
+                workers=workers,
+                games=int(tournament["games"]),
+                in_flight=in_flight,
+                tracking_uri=f"sqlite:///{Path(tmp) / 'mlflow.db'}",
+                experiment="bench",
+                refresh_s=3600.0,
+            )
+            cpu0 = time.process_time()
+            runner = LadderRunner(
+                store, "bench", home=Path(tmp) / "home", config=config, log=_quiet
+            )
+            summary = runner.run()
+            driver_cpu = time.process_time() - cpu0
+        finally:
+            store.close()
+    ladder: dict[str, Any] = {
+        "in_flight": in_flight,
+        "games": summary.counted,
+        "seconds": summary.play_seconds,
+        "games_per_s": summary.games_per_s,
+        "driver_cpu_ms_per_game": 1000 * driver_cpu / max(summary.counted, 1),
+        "tracked": summary.tracked,
+    }
+    return {
+        "game": gid,
+        "bot": bot,
+        "workers": workers,
+        "tournament": {
+            k: tournament[k] for k in ("games", "seconds", "games_per_s", "driver_cpu_ms_per_game")
+        },
+        "ladder": ladder,
+        "ratio": ladder["games_per_s"] / tournament["games_per_s"],
+        "goal_ratio": 0.9,
+    }
+
+
+def _quiet(_text: str) -> None:
+    pass
+
+
+def bench_ladder(
+    postgres_url: str | None = None,
+    *,
+    game: str | None = None,
+    bot: str = "random",
+    games: int = 1000,
+    workers: int = 2,
+    throughput: bool = True,
+) -> dict[str, Any]:
     """Everything above (PostgreSQL commits too when a URL is given)."""
     report: dict[str, Any] = {
         "matchmaking": bench_matchmaking(),
@@ -140,4 +243,43 @@ def bench_ladder(postgres_url: str | None = None) -> dict[str, Any]:
     }
     if postgres_url:
         report["commit_postgresql"] = bench_commit(postgres_url)
+    if throughput:
+        report["throughput"] = bench_throughput(game, bot, games, workers)
     return report
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """``arena bench ladder`` without ``--json``."""
+    mm = report["matchmaking"]
+    print(f"matchmaking, {mm['players']} players, {mm['decisions']} decisions (goal <= 1 ms):")
+    for n, row in mm["sizes"].items():
+        print(
+            f"  {int(n):>5} active versions: median {row['median_us']:8.1f} us, "
+            f"p95 {row['p95_us']:8.1f} us, max {row['max_us']:8.1f} us per decision"
+        )
+    for key in ("commit_sqlite", "commit_postgresql"):
+        if key in report:
+            c = report[key]
+            print(
+                f"commit per result ({c['backend']}, {c['commits']} results): median "
+                f"{c['median_ms']:.2f} ms, p95 {c['p95_ms']:.2f} ms, max {c['max_ms']:.2f} ms; "
+                f"{c['batched_ms_per_result']:.3f} ms per result in batches of {c['batch']} "
+                "(as the runner commits)"
+            )
+    for p in report["placement"]:
+        print(
+            f"games until a new version leaves provisional (sigma <= "
+            f"{p['threshold_sigma']}), {p['players']} players: median {p['median_games']}, "
+            f"max {p['max_games']} (simulated)"
+        )
+    if "throughput" in report:
+        t = report["throughput"]
+        tour, lad = t["tournament"], t["ladder"]
+        print(
+            f"games/s, {t['game']}, five {t['bot']} bots, 2 players, {t['workers']} workers: "
+            f"tournament {tour['games_per_s']:.1f} ({tour['games']} games), ladder "
+            f"{lad['games_per_s']:.1f} ({lad['games']} games): {t['ratio']:.2f}x "
+            f"(goal >= {t['goal_ratio']}x); driver CPU per game: tournament "
+            f"{tour['driver_cpu_ms_per_game']:.2f} ms, "
+            f"ladder {lad['driver_cpu_ms_per_game']:.2f} ms"
+        )

@@ -1,7 +1,7 @@
 """The ladder's errors: each says in one line what is wrong and, where it can, what to do.
 
-All are ``ValueError``s (``LadderError``), so the command line reports them as user errors
-(``arena.errors.register_user_error(LadderError)``), never as a traceback.
+All are ``ValueError``s (``LadderError``), which the command line reports as user errors
+(``arena.cli.common.USER_ERRORS``): one line and exit status 2, never a traceback.
 """
 
 from __future__ import annotations

@@ -29,13 +29,14 @@ acknowledgement was lost could queue one set twice, which only costs games).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -60,6 +61,7 @@ from arena.ladder.matchmaking import (
 )
 from arena.ladder.models import (
     FAILURE_POLICIES,
+    MATCH_STATUSES,
     VERSION_KINDS,
     Bot,
     BotVersion,
@@ -79,6 +81,7 @@ from arena.ladder.rating import (
     rate_outcome,
 )
 from arena.ladder.views import (
+    BatchCommit,
     CommitOutcome,
     HistoryEntry,
     LadderInfo,
@@ -532,18 +535,21 @@ class LadderStore:
 
     # -- matches -------------------------------------------------------------
 
-    def _check_seats(self, session: Session, lad: Ladder, seats: Sequence[int]) -> None:
-        if len(seats) != lad.players:
-            raise LadderError(f"ladder {lad.name!r} seats {lad.players} bots, not {len(seats)}")
-        if len(set(seats)) != len(seats):
-            raise LadderError(f"a version cannot take two seats of one game: {list(seats)}")
+    def _check_groups(self, session: Session, lad: Ladder, groups: Sequence[Sequence[int]]) -> None:
+        """Every group seats ``players`` distinct active versions of the ladder (one query)."""
+        for seats in groups:
+            if len(seats) != lad.players:
+                raise LadderError(f"ladder {lad.name!r} seats {lad.players} bots, not {len(seats)}")
+            if len(set(seats)) != len(seats):
+                raise LadderError(f"a version cannot take two seats of one game: {list(seats)}")
+        wanted = sorted({int(v) for seats in groups for v in seats})
         rows = session.execute(
             select(BotVersion.id, BotVersion.status, Bot.ladder_id)
             .join(Bot, BotVersion.bot_id == Bot.id)
-            .where(BotVersion.id.in_(list(seats)))
+            .where(BotVersion.id.in_(wanted))
         ).all()
         found = {r.id: r for r in rows}
-        for v in seats:
+        for v in wanted:
             if v not in found or found[v].ladder_id != lad.id:
                 raise UnknownBot(f"version {v} is not on ladder {lad.name!r}")
             if found[v].status != "active":
@@ -574,29 +580,57 @@ class LadderStore:
         first: int = 0,
     ) -> list[MatchInfo]:
         """Queue a duplicate set: every cyclic seat rotation of ``group`` on one ``seed``."""
-        seats_list = duplicate_set(group) if rotations else [tuple(group)]
-        key = set_key or uuid.uuid4().hex
+        return self.queue_sets(
+            ladder, [(group, seed)], rotations=rotations, set_keys=[set_key], first=first
+        )[0]
 
-        def tx(session: Session) -> list[MatchInfo]:
+    def queue_sets(
+        self,
+        ladder: str,
+        sets: Sequence[tuple[Sequence[int], int]],
+        *,
+        rotations: bool = True,
+        set_keys: Sequence[str | None] | None = None,
+        first: int = 0,
+    ) -> list[list[MatchInfo]]:
+        """Queue several duplicate sets ``(group, seed)`` in one transaction (all or none)."""
+        keys = list(set_keys) if set_keys is not None else [None] * len(sets)
+        plans = [
+            (
+                duplicate_set(group) if rotations else [tuple(group)],
+                int(seed),
+                key or uuid.uuid4().hex,
+            )
+            for (group, seed), key in zip(sets, keys, strict=True)
+        ]
+
+        def tx(session: Session) -> list[list[MatchInfo]]:
             lad = self._ladder(session, ladder)
-            self._check_seats(session, lad, list(group))
+            self._check_groups(session, lad, [list(group) for group, _ in sets])
             now = self._now()
-            rows = [
-                Match(
-                    ladder_id=lad.id,
-                    seed=int(seed),
-                    seats=[int(v) for v in seats],
-                    set_key=key,
-                    rotation=first + r,
-                    status="queued",
-                    attempts=0,
-                    created_at=now,
-                )
-                for r, seats in enumerate(seats_list)
+            queued = [
+                [
+                    {
+                        "ladder_id": lad.id,
+                        "seed": seed,
+                        "seats": [int(v) for v in seats],
+                        "set_key": key,
+                        "rotation": first + r,
+                        "status": "queued",
+                        "attempts": 0,
+                        "created_at": now,
+                    }
+                    for r, seats in enumerate(seats_list)
+                ]
+                for seats_list, seed, key in plans
             ]
-            session.add_all(rows)
-            session.flush()
-            return [match_info(r) for r in rows]
+            values = [row for rows in queued for row in rows]
+            ids = iter(  # one bulk INSERT, the new ids in the order of the rows
+                session.scalars(
+                    insert(Match).returning(Match.id, sort_by_parameter_order=True), values
+                ).all()
+            )
+            return [[_new_match(next(ids), row) for row in rows] for rows in queued]
 
         return self._tx(tx)
 
@@ -672,16 +706,38 @@ class LadderStore:
         def tx(session: Session) -> list[MatchInfo]:
             now = self._now()
             self._live_lease(session, lease, now)
-            rows = session.scalars(
-                select(Match)
+            rows = session.execute(
+                select(*Match.__table__.columns)
                 .where(Match.ladder_id == lease.ladder_id, Match.status == "queued")
                 .order_by(Match.id)
                 .limit(limit)
                 .with_for_update(skip_locked=True)
             ).all()
-            for row in rows:
-                self._start(row, lease, now)
-            return [match_info(r) for r in rows]
+            if not rows:
+                return []
+            session.execute(  # one bulk UPDATE by primary key: _start, for many rows
+                update(Match),
+                [
+                    {
+                        "id": r.id,
+                        "status": "running",
+                        "attempts": r.attempts + 1,
+                        "started_at": now,
+                        "lease_token": lease.token,
+                    }
+                    for r in rows
+                ],
+            )
+            return [
+                dataclasses.replace(
+                    match_info(r),
+                    status="running",
+                    attempts=r.attempts + 1,
+                    started_at=now,
+                    lease_token=lease.token,
+                )
+                for r in rows
+            ]
 
         return self._tx(tx)
 
@@ -701,111 +757,188 @@ class LadderStore:
         match (``done``). A repeated commit returns ``counted=False`` and changes nothing;
         a match that is not running (re-queued or voided since), or runs under another
         lease than ``lease``, is refused with :class:`StaleMatch`."""
-        if not record_location:
-            raise LadderError("a result needs its record location")
-        try:
-            outcome = result if isinstance(result, Outcome) else outcome_of(result)
-        except OutcomeError as exc:
-            raise LadderError(f"match {match_id}: {exc}") from None
+        batch = self.commit_results([(match_id, result, record_location)], lease=lease)
+        if match_id in batch.stale:
+            raise StaleMatch(batch.stale[match_id])
+        return batch.outcomes[0]
 
-        def tx(session: Session) -> CommitOutcome:
-            row = session.scalars(
-                select(Match).where(Match.id == match_id).with_for_update()
-            ).one_or_none()
-            if row is None:
-                raise UnknownBot(f"no match with id {match_id}")
-            if row.status == "done":
-                return CommitOutcome(match_id, counted=False)
-            if row.status != "running":
-                raise StaleMatch(
-                    f"match {match_id} is {row.status} (its runner's lease was lost): "
-                    "this result is not counted"
-                )
-            if lease is not None and row.lease_token != lease.token:
-                raise StaleMatch(
-                    f"match {match_id} now runs under another lease: this result is not counted"
-                )
-            seats = [int(v) for v in row.seats]
-            if outcome.seats != len(seats):
-                raise LadderError(
-                    f"match {match_id} has {len(seats)} seats, the result {outcome.seats}"
-                )
-            lad = session.get_one(Ladder, row.ladder_id)
-            now = self._now()
-            ratings = {
-                r.version_id: r
-                for r in session.scalars(
-                    select(Rating)
-                    .where(Rating.ladder_id == lad.id, Rating.version_id.in_(seats))
-                    .order_by(Rating.version_id)
+    def commit_results(
+        self,
+        results: Sequence[tuple[int, Mapping[str, Any] | Outcome, str]],
+        *,
+        lease: LeaseInfo | None = None,
+    ) -> BatchCommit:
+        """Count several results ``(match id, result, record location)`` in one
+        transaction, in the order given, each exactly as :meth:`commit_result` counts one
+        (a match twice in the batch counts once). A stale match (not running, or under
+        another lease) is left out with the reason in ``stale`` and does not stop the
+        others. The rows are read as tuples in four queries and written with one bulk
+        statement per table (a version that becomes broken goes through the ORM, as in
+        :meth:`set_status`), so a runner commits a batch of games for little more than
+        one."""
+        items: list[tuple[int, Outcome, str]] = []
+        for match_id, result, location in results:
+            if not location:
+                raise LadderError("a result needs its record location")
+            try:
+                outcome = result if isinstance(result, Outcome) else outcome_of(result)
+            except OutcomeError as exc:
+                raise LadderError(f"match {match_id}: {exc}") from None
+            items.append((int(match_id), outcome, location))
+        if not items:
+            return BatchCommit((), {})
+
+        def tx(session: Session) -> BatchCommit:
+            ids = sorted({m for m, _, _ in items})
+            matches = {
+                r.id: r
+                for r in session.execute(
+                    select(Match.id, Match.ladder_id, Match.status, Match.seats, Match.lease_token)
+                    .where(Match.id.in_(ids))
+                    .order_by(Match.id)
                     .with_for_update()
                 )
             }
-            before = [Skill(ratings[v].mu, ratings[v].sigma) for v in seats]
-            after = rate_outcome(_settings(lad), before, outcome)
-            ranks = outcome.effective_ranks
-            for seat, v in enumerate(seats):
-                rating = ratings[v]
-                rating.mu, rating.sigma = after[seat].mu, after[seat].sigma
-                rating.games += 1
-                rating.updated_at = now
-                session.add(
-                    RatingHistory(
-                        match_id=row.id,
-                        version_id=v,
-                        seat=seat,
-                        rank=ranks[seat],
-                        forfeited=seat in outcome.forfeited,
-                        mu_before=before[seat].mu,
-                        sigma_before=before[seat].sigma,
-                        mu_after=after[seat].mu,
-                        sigma_after=after[seat].sigma,
-                        created_at=now,
+            for match_id in ids:
+                if match_id not in matches:
+                    raise UnknownBot(f"no match with id {match_id}")
+            status = {i: r.status for i, r in matches.items()}
+            running = [r for r in matches.values() if r.status == "running"]
+            ladder_ids = sorted({r.ladder_id for r in running})
+            ladders = {i: session.get_one(Ladder, i) for i in ladder_ids}
+            versions = sorted({int(v) for r in running for v in r.seats})
+            skills = {
+                (r.ladder_id, r.version_id): [r.mu, r.sigma, r.games]
+                for r in session.execute(
+                    select(
+                        Rating.ladder_id, Rating.version_id, Rating.mu, Rating.sigma, Rating.games
+                    )
+                    .where(Rating.ladder_id.in_(ladder_ids), Rating.version_id.in_(versions))
+                    .order_by(Rating.ladder_id, Rating.version_id)
+                    .with_for_update()
+                )
+            }
+            streaks = {
+                r.id: [r.status, r.failures_in_row]
+                for r in session.execute(
+                    select(BotVersion.id, BotVersion.status, BotVersion.failures_in_row)
+                    .where(BotVersion.id.in_(versions))
+                    .order_by(BotVersion.id)
+                    .with_for_update()
+                )
+            }
+            now = self._now()
+            outcomes: list[CommitOutcome] = []
+            stale: dict[int, str] = {}
+            history: list[dict[str, Any]] = []
+            done: list[dict[str, Any]] = []
+            rated: set[tuple[int, int]] = set()
+            streaked: set[int] = set()
+            broken: list[tuple[Ladder, int, str]] = []
+            for match_id, outcome, location in items:
+                match = matches[match_id]
+                if status[match_id] == "done":
+                    outcomes.append(CommitOutcome(match_id, counted=False))
+                    continue
+                if status[match_id] != "running":
+                    stale[match_id] = (
+                        f"match {match_id} is {status[match_id]} (its runner's lease was "
+                        "lost): this result is not counted"
+                    )
+                    continue
+                if lease is not None and match.lease_token != lease.token:
+                    stale[match_id] = (
+                        f"match {match_id} now runs under another lease: this result is not counted"
+                    )
+                    continue
+                seats = [int(v) for v in match.seats]
+                if outcome.seats != len(seats):
+                    raise LadderError(
+                        f"match {match_id} has {len(seats)} seats, the result {outcome.seats}"
+                    )
+                lad = ladders[match.ladder_id]
+                before = [Skill(*skills[(lad.id, v)][:2]) for v in seats]
+                after = rate_outcome(_settings(lad), before, outcome)
+                ranks = outcome.effective_ranks
+                newly_broken: list[int] = []
+                for seat, v in enumerate(seats):
+                    skill = skills[(lad.id, v)]
+                    skill[0], skill[1], skill[2] = after[seat].mu, after[seat].sigma, skill[2] + 1
+                    rated.add((lad.id, v))
+                    history.append(
+                        {
+                            "match_id": match_id,
+                            "version_id": v,
+                            "seat": seat,
+                            "rank": ranks[seat],
+                            "forfeited": seat in outcome.forfeited,
+                            "mu_before": before[seat].mu,
+                            "sigma_before": before[seat].sigma,
+                            "mu_after": after[seat].mu,
+                            "sigma_after": after[seat].sigma,
+                            "created_at": now,
+                        }
+                    )
+                    streak = streaks[v]
+                    failed = seat in outcome.forfeited
+                    if not failed and streak[1] == 0:
+                        continue
+                    streak[1] = streak[1] + 1 if failed else 0
+                    streaked.add(v)
+                    if failed and streak[1] >= lad.broken_after and streak[0] == "active":
+                        why = outcome.reasons.get(seat) or "forfeited"
+                        streak[0] = "broken"
+                        broken.append((lad, v, f"failed {streak[1]} games in a row (last: {why})"))
+                        newly_broken.append(v)
+                status[match_id] = "done"
+                done.append(
+                    {
+                        "id": match_id,
+                        "status": "done",
+                        "result": outcome.to_json(),
+                        "record_location": location,
+                        "finished_at": now,
+                    }
+                )
+                outcomes.append(
+                    CommitOutcome(
+                        match_id,
+                        counted=True,
+                        ratings={v: after[s] for s, v in enumerate(seats)},
+                        broken=tuple(newly_broken),
                     )
                 )
-            broken = self._count_failures(session, lad, seats, outcome, now)
-            row.status = "done"
-            row.result = outcome.to_json()
-            row.record_location = record_location
-            row.finished_at = now
+            if done:  # bulk statements: one executemany each
+                session.execute(insert(RatingHistory), history)
+                session.execute(
+                    update(Rating),
+                    [
+                        {
+                            "ladder_id": lad_id,
+                            "version_id": v,
+                            "mu": skills[(lad_id, v)][0],
+                            "sigma": skills[(lad_id, v)][1],
+                            "games": skills[(lad_id, v)][2],
+                            "updated_at": now,
+                        }
+                        for lad_id, v in sorted(rated)
+                    ],
+                )
+                session.execute(update(Match), done)
+            gone = {v for _, v, _ in broken}
+            if streaked - gone:
+                session.execute(
+                    update(BotVersion),
+                    [{"id": v, "failures_in_row": streaks[v][1]} for v in sorted(streaked - gone)],
+                )
+            for lad, v, reason in broken:  # rare: the ORM, as set_status does
+                row = session.get_one(BotVersion, v)
+                self._deactivate(session, lad, row, "broken", reason, now)
+                row.status, row.reason, row.failures_in_row = "broken", reason, streaks[v][1]
             session.flush()
-            return CommitOutcome(
-                match_id,
-                counted=True,
-                ratings={v: after[s] for s, v in enumerate(seats)},
-                broken=tuple(broken),
-            )
+            return BatchCommit(tuple(outcomes), stale)
 
         return self._tx(tx)
-
-    def _count_failures(
-        self, session: Session, lad: Ladder, seats: list[int], outcome: Outcome, now: datetime
-    ) -> list[int]:
-        """Each seat's failure streak; a version reaching ``broken_after`` is broken."""
-        broken: list[int] = []
-        rows = {
-            r.id: r
-            for r in session.scalars(
-                select(BotVersion)
-                .where(BotVersion.id.in_(seats))
-                .order_by(BotVersion.id)
-                .with_for_update()
-            )
-        }
-        for seat, v in enumerate(seats):
-            version = rows[v]
-            if seat not in outcome.forfeited:
-                version.failures_in_row = 0
-                continue
-            version.failures_in_row += 1
-            if version.failures_in_row >= lad.broken_after and version.status == "active":
-                why = outcome.reasons.get(seat) or "forfeited"
-                reason = f"failed {version.failures_in_row} games in a row (last: {why})"
-                self._deactivate(session, lad, version, "broken", reason, now)
-                version.status = "broken"
-                version.reason = reason
-                broken.append(v)
-        return broken
 
     def void_match(self, match_id: int, reason: str) -> MatchInfo:
         """Void a queued or running match (it is never counted)."""
@@ -863,12 +996,63 @@ class LadderStore:
 
         return self._tx(tx)
 
+    def requeue(self, lease: LeaseInfo, match_ids: Iterable[int]) -> list[int]:
+        """Give back matches this runner started but will not finish (a clean stop): each
+        one still running under ``lease`` goes back to the queue, its attempt not counted.
+        Returns the ids re-queued (others were finished, voided or taken over meanwhile)."""
+        wanted = sorted(set(match_ids))
+
+        def tx(session: Session) -> list[int]:
+            if not wanted:
+                return []
+            done: list[int] = []
+            for row in session.scalars(
+                select(Match).where(Match.id.in_(wanted)).order_by(Match.id).with_for_update()
+            ):
+                if row.status != "running" or row.lease_token != lease.token:
+                    continue
+                row.status = "queued"
+                row.started_at = None
+                row.lease_token = None
+                row.attempts = max(0, row.attempts - 1)
+                done.append(row.id)
+            return done
+
+        return self._tx(tx)
+
+    def match_counts(self, ladder: str) -> dict[str, int]:
+        """How many of the ladder's matches are in each status, and ``sets``: how many
+        duplicate sets were ever queued (matchmaking's pick number)."""
+
+        def tx(session: Session) -> dict[str, int]:
+            lad = self._ladder(session, ladder)
+            counts = {status: 0 for status in MATCH_STATUSES}
+            for status, n in session.execute(
+                select(Match.status, func.count())
+                .where(Match.ladder_id == lad.id)
+                .group_by(Match.status)
+            ):
+                counts[status] = int(n)
+            counts["sets"] = int(
+                session.scalar(
+                    select(func.count()).where(Match.ladder_id == lad.id, Match.rotation == 0)
+                )
+                or 0
+            )
+            return counts
+
+        return self._tx(tx, read_only=True)
+
     # -- leases --------------------------------------------------------------
 
-    def acquire_lease(self, ladder: str, holder: str, ttl_s: float) -> LeaseInfo:
+    def acquire_lease(
+        self, ladder: str, holder: str, ttl_s: float, *, take_over: str | None = None
+    ) -> LeaseInfo:
         """Drive ``ladder`` for ``ttl_s`` seconds (renew before it runs out). Refused with
         :class:`LeaseHeld` while another holder's lease is live; an expired one is taken
-        over. Every acquisition has a fresh token."""
+        over, and so is a live one held by ``take_over`` (a holder the caller knows is
+        dead, e.g. a runner of this host whose process is gone). Every acquisition has a
+        fresh token."""
         if ttl_s <= 0:
             raise LadderError("a lease needs a positive time to live")
 
@@ -895,7 +1079,7 @@ class LadderStore:
                     raise LeaseHeld(
                         f"ladder {ladder!r}: another runner took the lease just now"
                     ) from None
-            elif row.expires_at > now and row.holder != holder:
+            elif row.expires_at > now and row.holder not in (holder, take_over):
                 raise LeaseHeld(
                     f"ladder {ladder!r} is driven by {row.holder} (lease until "
                     f"{row.expires_at:%Y-%m-%d %H:%M:%S} UTC)"
@@ -1069,6 +1253,26 @@ class LadderStore:
             )
 
         return self._tx(tx, read_only=True)
+
+
+def _new_match(match_id: int, row: Mapping[str, Any]) -> MatchInfo:
+    """The view of a match just queued from the values it was inserted with."""
+    return MatchInfo(
+        id=match_id,
+        ladder_id=row["ladder_id"],
+        seed=row["seed"],
+        seats=tuple(row["seats"]),
+        set_key=row["set_key"],
+        rotation=row["rotation"],
+        status="queued",
+        result=None,
+        record_location=None,
+        attempts=0,
+        lease_token=None,
+        created_at=row["created_at"],
+        started_at=None,
+        finished_at=None,
+    )
 
 
 def _settings(lad: Ladder) -> RatingSettings:

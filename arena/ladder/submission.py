@@ -44,6 +44,8 @@ from arena.ladder.errors import SubmissionError
 
 MAX_BYTES = 64 * 1024 * 1024
 """Default limit on a submission's content (uncompressed)."""
+MAX_BYTES_ENV = "MENAGERIE_LADDER_MAX_BYTES"
+"""Overrides :data:`MAX_BYTES` for a ladder home's :class:`Archives` (the operator's limit)."""
 MAX_FILES = 10_000
 HOME_ENV = "MENAGERIE_LADDER_HOME"
 DEFAULT_HOME = "ladder"
@@ -326,10 +328,13 @@ def unpack(
 class Archives:
     """The artifact folders of a ladder home: ``archives/`` and the workers' ``cache/``."""
 
-    def __init__(self, home: str | Path | None = None, *, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(self, home: str | Path | None = None, *, max_bytes: int | None = None) -> None:
         self.home = ladder_home(home)
         self.archives = self.home / "archives"
         self.cache = self.home / "cache"
+        if max_bytes is None:
+            limit = os.environ.get(MAX_BYTES_ENV, "")
+            max_bytes = int(limit) if limit.isdigit() else MAX_BYTES
         self.max_bytes = max_bytes
 
     def pack(self, source: str | Path) -> Packed:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Row
+
 from arena.ladder.matchmaking import Candidate
 from arena.ladder.models import Bot, BotVersion, Ladder, Lease, Match
 from arena.ladder.rating import RatingSettings, Skill, ordinal
@@ -135,6 +137,16 @@ class CommitOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class BatchCommit:
+    """What :meth:`LadderStore.commit_results` did with a batch of results."""
+
+    outcomes: tuple[CommitOutcome, ...]
+    """One per result that was not stale, in the order given."""
+    stale: dict[int, str]
+    """Match id -> why its result was not counted (re-queued, voided, another lease)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Recovery:
     """What :meth:`LadderStore.void_running` did with a dead runner's matches."""
 
@@ -192,7 +204,8 @@ def version_info(row: BotVersion, bot: Bot, ladder_name: str) -> VersionInfo:
     )
 
 
-def match_info(row: Match) -> MatchInfo:
+def match_info(row: Match | Row[Any]) -> MatchInfo:
+    """The view of a match row (an ORM object, or a row of its columns)."""
     return MatchInfo(
         id=row.id,
         ladder_id=row.ladder_id,

@@ -7,6 +7,8 @@ A file looks like ``examples/tournament.yaml``::
     options: {}                   # game options (see `arena games`)
     players: 2                    # seats per game; default 2 if the game allows it
     rounds: 4                     # each group of bots plays every seat rotation this often
+    gauntlet: null                # a roster name: it plays every other bot, instead of a
+                                  # round robin of all of them
     seed: 1
     roster:                       # name + bot spec; a bare string is a spec named after itself
       - {name: rnd-a, spec: random}
@@ -38,6 +40,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from arena.errors import UserError
@@ -98,6 +101,11 @@ class TournamentConfig(BaseModel):
     options: dict[str, JSON] = Field(default_factory=dict, description="Game options.")
     roster: list[RosterEntry] = Field(min_length=1, description="The bots.")
     rounds: int = Field(1, ge=1, description="Repeats of every group and seat rotation.")
+    gauntlet: str | None = Field(
+        None,
+        description="A roster bot that plays every other bot (a gauntlet) instead of a "
+        "round robin of the whole roster.",
+    )
     seed: int = Field(0, ge=0, description="Tournament seed; per-game seeds derive from it.")
     workers: int = Field(2, ge=1, description="Local Ray CPUs / in-flight budget.")
     address: str | None = Field(None, description="Ray cluster address (else RAY_ADDRESS).")
@@ -171,6 +179,15 @@ class TournamentConfig(BaseModel):
             raise ValueError(f"the roster has {len(value)} bot(s) but a game needs {players}")
         return value
 
+    @model_validator(mode="after")
+    def _gauntlet(self) -> TournamentConfig:
+        names = [e.name for e in self.roster]
+        if self.gauntlet is not None and self.gauntlet not in names:
+            raise ValueError(
+                f"gauntlet: {self.gauntlet!r} is not a roster bot (roster: {', '.join(names)})"
+            )
+        return self
+
     # -- derived ---------------------------------------------------------------
 
     @property
@@ -205,6 +222,8 @@ class TournamentConfig(BaseModel):
         }
         if self.name is None:
             ident["roster"] = sorted((e.name, e.spec) for e in self.roster)
+        if self.gauntlet is not None:  # another format, another tournament
+            ident["gauntlet"] = self.gauntlet
         blob = json.dumps(ident, sort_keys=True, separators=(",", ":"))
         return f"{self.display_name}-{hashlib.sha256(blob.encode()).hexdigest()[:8]}"
 
@@ -219,6 +238,7 @@ class TournamentConfig(BaseModel):
             num_players or self.num_players,
             rounds or self.rounds,
             self.seed,
+            self.gauntlet,
         )
 
     def flat(self) -> dict[str, str]:
@@ -293,6 +313,26 @@ def select_bots(roster: Any, bots: Sequence[str]) -> list[Any]:
         else:
             out.append({"name": derive_name(item, taken), "spec": item})
     return out
+
+
+def gauntlet_entry(roster: Any, item: str) -> tuple[Any, str]:
+    """``--gauntlet``: the roster (with the bot added if ``item`` is a spec it lacks) and
+    the name of the gauntlet's bot: a roster name, or the first entry with that spec.
+
+    >>> gauntlet_entry([{"name": "a", "spec": "random"}], "greedy")
+    ([{'name': 'a', 'spec': 'random'}, {'name': 'greedy', 'spec': 'greedy'}], 'greedy')
+    """
+    entries = list(roster) if isinstance(roster, list) else []
+    item = item.strip()
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("name") == item:
+            return entries, item
+    for entry in entries:
+        if isinstance(entry, dict) and str(entry.get("spec", "")).strip() == item:
+            return entries, str(entry["name"])
+    taken = {e["name"] for e in entries if isinstance(e, dict) and isinstance(e.get("name"), str)}
+    name = derive_name(item, taken)
+    return [*entries, {"name": name, "spec": item}], name
 
 
 def _line_of(node: yaml.Node | None, loc: Sequence[str | int]) -> int | None:
@@ -410,10 +450,16 @@ def load_config(path: Path | None, overrides: Mapping[str, Any] | None = None) -
             data["roster"] = select_bots(data.get("roster"), value)
             flags["roster"] = "--bots"
             continue
+        if key == "gauntlet":
+            continue  # below, once the roster is known
         if key not in FIELDS:
             raise ValueError(f"unknown override {key!r}")
         data[key] = value
         flags[key] = FLAG_NAMES[key]
+    gauntlet = (overrides or {}).get("gauntlet")
+    if gauntlet is not None:
+        data["roster"], data["gauntlet"] = gauntlet_entry(data.get("roster"), gauntlet)
+        flags["gauntlet"] = FLAG_NAMES["gauntlet"]
     if data.get("roster") is None:
         data.pop("roster")
         if path is None:

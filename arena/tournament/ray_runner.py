@@ -191,9 +191,10 @@ class BatchSizer:
     """Games per task: fixed, or adapted so a task holds ~TARGET_TASK_SECONDS of games
     (small at the end so that no worker idles while another finishes a long batch)."""
 
-    def __init__(self, fixed: int | None, workers: int) -> None:
+    def __init__(self, fixed: int | None, workers: int, max_batch: int = MAX_BATCH) -> None:
         self.fixed = fixed
         self.workers = workers
+        self.max_batch = max_batch
         self.games = 0
         self.seconds = 0.0
 
@@ -210,7 +211,7 @@ class BatchSizer:
             per_game = max(self.seconds / self.games, 1e-5)
             size = round(TARGET_TASK_SECONDS / per_game)
         tail = math.ceil(remaining / (2 * self.workers))
-        return max(1, min(size, MAX_BATCH, tail))
+        return max(1, min(size, self.max_batch, tail))
 
 
 def run_on_ray(
@@ -223,9 +224,11 @@ def run_on_ray(
     on_lost: Callable[[list[ScheduledGame], str], None],
     max_in_flight: int | None = None,
     on_idle: Callable[[], None] | None = None,
+    max_batch: int = MAX_BATCH,
 ) -> None:
     """Play ``games`` (``remaining`` of them) in batched Ray tasks with back-pressure:
-    at most ``max_in_flight`` tasks (default 2 per worker) are submitted at a time.
+    at most ``max_in_flight`` tasks (default 2 per worker) of at most ``max_batch`` games
+    are submitted at a time.
     ``on_idle`` is called after every wait (results or not; at least every 0.2 s).
 
     A task that still fails after Ray's retries (a worker killed every time, e.g. by a
@@ -238,7 +241,7 @@ def run_on_ray(
     remote = _remote_play_batch()
     setup_ref = ray.put(setup)
     limit = max_in_flight or 2 * workers
-    sizer = BatchSizer(batch_size, workers)
+    sizer = BatchSizer(batch_size, workers, max_batch)
     pending: dict[Any, list[ScheduledGame]] = {}
     singles: list[ScheduledGame] = []
     exhausted = False

@@ -134,7 +134,9 @@ class Tournament:
             remaining = total - already
             err.print(
                 f"tournament {cfg.tournament_id}: {cfg.game}, {cfg.num_players} players, "
-                f"{len(self.names)} bots, {total} games"
+                f"{len(self.names)} bots"
+                + (f" (a gauntlet of {cfg.gauntlet})" if cfg.gauntlet else "")
+                + f", {total} games"
                 + (f"; resuming: {already} already in {out}/journal.jsonl" if already else "")
             )
             self.tracker = Tracker(cfg, out, journal, log=err.print) if cfg.tracking else None

@@ -22,6 +22,15 @@ rounds add new ids without changing the old ones).
 True
 >>> len({g.game_id for g in games})
 12
+
+A **gauntlet** (``gauntlet=NAME``) keeps only the groups that hold that bot: NAME plays
+every other bot (each group in every seat rotation, as above) and the others never play
+each other, the usual test of a new version. Its games are the round robin's games of
+those groups (the same seeds and ids).
+
+>>> g = Schedule("t-1", [("a", "random"), ("b", "random"), ("c", "random")], 2, 1, 7, "c")
+>>> len(g), [x.seats for x in g]
+(4, [('a', 'c'), ('c', 'a'), ('b', 'c'), ('c', 'b')])
 """
 
 from __future__ import annotations
@@ -58,7 +67,8 @@ def derive_seed(seed: int, round_: int, names: Sequence[str]) -> int:
 
 
 class Schedule:
-    """Every game of a round robin of ``k``-player games over ``roster``, lazily."""
+    """Every game of a round robin (or of a gauntlet of ``gauntlet``) of ``k``-player
+    games over ``roster``, lazily."""
 
     def __init__(
         self,
@@ -67,6 +77,7 @@ class Schedule:
         players: int,
         rounds: int,
         seed: int,
+        gauntlet: str | None = None,
     ) -> None:
         if not 1 <= players <= len(roster):
             raise ValueError(f"{players}-player games need at least {players} bots")
@@ -75,10 +86,19 @@ class Schedule:
         self.players = players
         self.rounds = rounds
         self.seed = seed
+        self.gauntlet: int | None = None
+        """The roster index of the gauntlet's bot (None: a round robin)."""
+        if gauntlet is not None:
+            names = [n for n, _ in self.roster]
+            if gauntlet not in names:
+                raise ValueError(f"the gauntlet's bot {gauntlet!r} is not in the roster")
+            self.gauntlet = names.index(gauntlet)
 
     @property
     def groups(self) -> int:
-        """How many groups of ``players`` bots the roster has."""
+        """How many groups of ``players`` bots the schedule plays."""
+        if self.gauntlet is not None:
+            return math.comb(len(self.roster) - 1, self.players - 1)
         return math.comb(len(self.roster), self.players)
 
     @property
@@ -99,7 +119,9 @@ class Schedule:
         index = 0
         k = self.players
         for round_ in range(self.rounds):
-            groups = itertools.combinations(range(len(self.roster)), k)
+            groups: Iterator[tuple[int, ...]] = itertools.combinations(range(len(self.roster)), k)
+            if self.gauntlet is not None:
+                groups = (group for group in groups if self.gauntlet in group)
             for g, group in enumerate(groups):
                 members = [self.roster[i] for i in group]
                 seed = derive_seed(self.seed, round_, [n for n, _ in members])

@@ -121,21 +121,22 @@ class SyncState:
         os.replace(tmp, self.path)
 
 
-class Tracker:
-    """The driver's MLflow writer (all MLflow calls run in one background thread)."""
+class RunTracker:
+    """An MLflow run kept up to date from a journal (all MLflow calls run in one
+    background thread); what the run is called and holds besides the records comes from
+    the hooks :meth:`run_identity`, :meth:`run_params` and :meth:`point_metrics`
+    (:class:`Tracker` for a tournament, ``arena.ladder.tracking`` for a ladder)."""
 
     def __init__(
         self,
-        cfg: TournamentConfig,
-        out_dir: Path,
+        uri: str,
+        state_path: Path,
         journal: Journal,
         log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
     ) -> None:
-        self.cfg = cfg
-        self.uri = cfg.tracking_uri or default_tracking_uri()
-        self.out_dir = out_dir
+        self.uri = uri
         self.journal = journal
-        self.state = SyncState(out_dir / "tracking.json", self.uri)
+        self.state = SyncState(state_path, self.uri)
         self.log = log
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mlflow")
         self._future: concurrent.futures.Future[None] | None = None
@@ -148,6 +149,20 @@ class Tracker:
         self.last_error: str | None = None
         self.busy_seconds = 0.0
         self.driver_seconds = 0.0
+
+    # -- what the run is (hooks) ---------------------------------------------------
+
+    def run_identity(self) -> tuple[str, str, dict[str, str]]:
+        """(experiment, run name, tags) of a new run."""
+        raise NotImplementedError
+
+    def run_params(self) -> dict[str, str]:
+        """The run's params (logged once each; a changed value becomes a ``changed.`` tag)."""
+        return {}
+
+    def point_metrics(self, point: Point, timestamp_ms: int) -> list[Any]:
+        """The MLflow ``Metric``s of one point of the ratings' trajectory."""
+        raise NotImplementedError
 
     @property
     def run_id(self) -> str | None:
@@ -249,11 +264,11 @@ class Tracker:
         if self._client is not None:
             return self._client
         client = MlflowClient(tracking_uri=self.uri)
-        cfg = self.cfg
-        exp = client.get_experiment_by_name(cfg.experiment)
+        experiment, run_name, tags = self.run_identity()
+        exp = client.get_experiment_by_name(experiment)
         if exp is None:
             exp_id = client.create_experiment(
-                cfg.experiment, artifact_location=artifact_location(self.uri)
+                experiment, artifact_location=artifact_location(self.uri)
             )
         else:
             exp_id = exp.experiment_id
@@ -269,16 +284,7 @@ class Tracker:
                 run = None
         if run is None:
             run = client.create_run(
-                exp_id,
-                run_name=cfg.tournament_id,
-                tags={
-                    "game": cfg.game,
-                    "format": FORMAT,
-                    "tournament_format": "round robin, every seat rotation on a shared seed",
-                    "tournament_id": cfg.tournament_id,
-                    "code_version": code_version(),
-                    "players": str(cfg.num_players),
-                },
+                exp_id, run_name=run_name, tags={**tags, "code_version": code_version()}
             )
             self.state.data.update(
                 {"run_id": run.info.run_id, "uploaded": 0, "parts": 0, "metrics_step": 0}
@@ -294,10 +300,11 @@ class Tracker:
         from mlflow.entities import Param, RunTag
 
         have: dict[str, str] = dict(run.data.params)
-        new = [Param(k, v[:6000]) for k, v in self.cfg.flat().items() if k not in have]
+        params = self.run_params()
+        new = [Param(k, v[:6000]) for k, v in params.items() if k not in have]
         changed = [
             RunTag(f"changed.{k}", v[:5000])
-            for k, v in self.cfg.flat().items()
+            for k, v in params.items()
             if k in have and have[k] != v[:6000]
         ]
         for i in range(0, len(new), 100):
@@ -322,19 +329,12 @@ class Tracker:
             self.state.save()
 
     def _log_metrics(self, client: Any, run_id: str | None, points: Sequence[Point]) -> None:
-        from mlflow.entities import Metric
-
         st = self.state.data
         todo = [p for p in points if p[0] > st["metrics_step"]]
         if not todo:
             return
         ts = int(time.time() * 1000)
-        metrics: list[Metric] = []
-        for step, elo, score in todo:
-            for bot, value in elo.items():
-                metrics.append(Metric(metric_key("elo", bot), round(value, 3), ts, step))
-            for bot, value in score.items():
-                metrics.append(Metric(metric_key("score", bot), round(value, 5), ts, step))
+        metrics = [m for point in todo for m in self.point_metrics(point, ts)]
         for i in range(0, len(metrics), 1000):
             client.log_batch(run_id, metrics=metrics[i : i + 1000])
         st["metrics_step"] = todo[-1][0]
@@ -356,3 +356,50 @@ class Tracker:
                 client.log_artifact(self.run_id, str(path))
         client.set_tag(self.run_id, "games", str(journal_len))
         client.set_terminated(self.run_id, "FINISHED" if complete else "KILLED")
+
+
+class Tracker(RunTracker):
+    """A tournament's MLflow run (see the module docstring)."""
+
+    def __init__(
+        self,
+        cfg: TournamentConfig,
+        out_dir: Path,
+        journal: Journal,
+        log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+    ) -> None:
+        super().__init__(
+            cfg.tracking_uri or default_tracking_uri(), out_dir / "tracking.json", journal, log
+        )
+        self.cfg = cfg
+        self.out_dir = out_dir
+
+    def run_identity(self) -> tuple[str, str, dict[str, str]]:
+        cfg = self.cfg
+        if cfg.gauntlet:
+            how = f"gauntlet of {cfg.gauntlet}, every seat rotation on a shared seed"
+        else:
+            how = "round robin, every seat rotation on a shared seed"
+        tags = {
+            "game": cfg.game,
+            "format": FORMAT,
+            "tournament_format": how,
+            "tournament_id": cfg.tournament_id,
+            "players": str(cfg.num_players),
+        }
+        return cfg.experiment, cfg.tournament_id, tags
+
+    def run_params(self) -> dict[str, str]:
+        return self.cfg.flat()
+
+    def point_metrics(self, point: Point, timestamp_ms: int) -> list[Any]:
+        from mlflow.entities import Metric
+
+        step, elo, score = point
+        return [
+            Metric(metric_key("elo", bot), round(value, 3), timestamp_ms, step)
+            for bot, value in elo.items()
+        ] + [
+            Metric(metric_key("score", bot), round(value, 5), timestamp_ms, step)
+            for bot, value in score.items()
+        ]

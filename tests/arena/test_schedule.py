@@ -6,6 +6,8 @@ import itertools
 import math
 import tracemalloc
 
+import pytest
+
 from arena.tournament.schedule import Schedule
 
 ROSTER = [(f"b{i}", "random") for i in range(6)]
@@ -55,3 +57,33 @@ def test_millions_of_games_are_not_materialised() -> None:
         tracemalloc.stop()
     assert first[-1].index == 9_999
     assert peak < 32 * 1024 * 1024, f"{peak / 2**20:.0f} MiB for 10,000 games"
+
+
+def test_a_gauntlet_plays_new_against_every_other_bot_in_every_rotation() -> None:
+    k, rounds = 3, 2
+    full = Schedule("t", ROSTER, k, rounds=rounds, seed=4)
+    gauntlet = Schedule("t", ROSTER, k, rounds=rounds, seed=4, gauntlet="b2")
+    games = list(gauntlet)
+    others = len(ROSTER) - 1
+    assert gauntlet.groups == math.comb(others, k - 1)
+    assert len(games) == len(gauntlet) == rounds * math.comb(others, k - 1) * k
+    assert all("b2" in g.seats for g in games)
+    # every pairing of b2 with the others, each group in every seat rotation on one seed
+    by_match: dict[str, list] = {}
+    for g in games:
+        by_match.setdefault(g.match_id, []).append(g)
+    assert len(by_match) == rounds * math.comb(others, k - 1)
+    for group in by_match.values():
+        assert len({g.seed for g in group}) == 1
+        for seat in range(k):
+            assert sorted(g.seats[seat] for g in group) == sorted(group[0].seats)
+    met = {name for g in games for name in g.seats if name != "b2"}
+    assert met == {n for n, _ in ROSTER} - {"b2"}
+    # the gauntlet's games are the round robin's games of those groups
+    assert {g.game_id for g in games} <= {g.game_id for g in full}
+    assert [g.index for g in games] == list(range(len(games)))
+
+
+def test_a_gauntlet_needs_a_roster_bot() -> None:
+    with pytest.raises(ValueError, match="not in the roster"):
+        Schedule("t", ROSTER, 2, rounds=1, seed=0, gauntlet="nobody")

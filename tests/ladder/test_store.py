@@ -413,3 +413,51 @@ def test_snapshot_counts_games_in_flight_and_places_a_newcomer(store: LadderStor
     games = {x.version_id: x.games for x in store.snapshot("zoo").candidates}
     assert games[c.id] == 17 - 10  # placed C = 10 games behind the most-played
     assert [r.games for r in store.standings("zoo") if r.bot == "c"] == [0]
+
+
+# ---------------------------------------------------------------------------
+# What the runner needs: take-over of a dead holder, requeue on a stop, counts
+# ---------------------------------------------------------------------------
+
+
+def test_a_live_lease_is_taken_over_only_from_the_holder_named_dead(store: LadderStore) -> None:
+    two_bots(store)
+    first = store.acquire_lease("zoo", "host:1", 60)
+    with pytest.raises(LeaseHeld):
+        store.acquire_lease("zoo", "host:2", 60, take_over="host:9")
+    second = store.acquire_lease("zoo", "host:2", 60, take_over="host:1")
+    assert second.holder == "host:2" and second.token != first.token
+    with pytest.raises(LeaseLost):
+        store.renew(first, 60)
+
+
+def test_a_clean_stop_requeues_only_its_own_running_matches(store: LadderStore) -> None:
+    a, b = two_bots(store)
+    lease = store.acquire_lease("zoo", "runner", 60)
+    queued = store.queue_set("zoo", [a.id, b.id], seed=3)
+    claimed = store.claim(lease, 2)
+    assert [m.attempts for m in claimed] == [1, 1]
+    store.commit_result(claimed[0].id, WIN, "rec:1", lease=lease)
+    back = store.requeue(lease, [m.id for m in queued])
+    assert back == [claimed[1].id]  # the done one stays done
+    again = store.match(claimed[1].id)
+    assert (again.status, again.attempts, again.lease_token) == ("queued", 0, None)
+    other = store.acquire_lease("zoo", "runner", 60)  # a new token, same holder
+    assert store.claim(other, 1)[0].id == claimed[1].id
+    assert store.requeue(lease, [claimed[1].id]) == []  # running under another lease now
+
+
+def test_match_counts_by_status_and_sets(store: LadderStore) -> None:
+    a, b = two_bots(store)
+    assert store.match_counts("zoo") == {
+        "queued": 0, "running": 0, "done": 0, "void": 0, "sets": 0,
+    }  # fmt: skip
+    lease = store.acquire_lease("zoo", "runner", 60)
+    store.queue_set("zoo", [a.id, b.id], seed=1)
+    store.queue_set("zoo", [b.id, a.id], seed=2)
+    first = store.claim(lease, 1)[0]
+    store.commit_result(first.id, WIN, "rec", lease=lease)
+    store.claim(lease, 1)
+    assert store.match_counts("zoo") == {
+        "queued": 2, "running": 1, "done": 1, "void": 0, "sets": 2,
+    }  # fmt: skip

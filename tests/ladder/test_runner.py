@@ -1,0 +1,302 @@
+"""The ladder runner with real components: the store on SQLite (and once on PostgreSQL),
+real games, the records file, Ray (the session's local cluster) and MLflow's SQLite store.
+
+What is proved: every result is counted exactly once and never lost (``helpers.audit``),
+whether the runner plays in process or on Ray, on SQLite or PostgreSQL; a dead runner's
+recorded game is counted from its record and its unrecorded one played again; a new
+version is placed within a stated number of matches and never shares a game with the
+version it replaces; a bot that fails at start is broken with its reason while the
+ladder goes on; the reference bots finish in the order of their strength.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.ladder.hosting import LadderFiles, game_id
+from arena.ladder.matchmaking import MatchmakingSettings
+from arena.ladder.runner import LadderRunner, RunnerConfig
+from arena.ladder.store import LadderStore
+from arena.ladder.submission import Archives
+from arena.ladder.validation import validate_version
+from arena.tournament.journal import Journal
+from arena.tournament.ray_runner import GameSetup, play_batch
+from arena.tournament.schedule import ScheduledGame
+from tests.ladder.helpers import CRASH, EXITS, FIRST, INTERRUPT, audit, make_ladder, run
+
+BOTS = {"rnd": "random", "grd": "greedy", "first": FIRST}
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[LadderStore]:
+    with LadderStore(str(tmp_path / "ladder.db")) as store:
+        yield store
+
+
+def test_the_runner_plays_records_and_counts_every_match_once(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, BOTS)
+    summary = run(store, ladder, home, games=24)
+    assert (summary.counted, summary.voided, summary.stale) == (24, [], 0)
+    done = audit(store, ladder, home)
+    assert len(done) == 24
+    assert store.match_counts(ladder) == {
+        "queued": 0, "running": 0, "done": 24, "void": 0, "sets": 12,
+    }  # fmt: skip
+    # every group played as a duplicate set: each rotation on the set's one seed
+    sets: dict[str, list[tuple[int, ...]]] = {}
+    for m in done:
+        sets.setdefault(m.set_key, []).append(m.seats)
+        assert len({x.seed for x in done if x.set_key == m.set_key}) == 1
+    assert all(sorted(g) == sorted([g[0], g[0][::-1]]) for g in sets.values())
+    rows = store.standings(ladder)
+    assert sum(r.games for r in rows) == 48 and max(r.games for r in rows) - min(
+        r.games for r in rows
+    ) <= MatchmakingSettings().spread_bound(2)
+    assert store.lease(ladder) is None  # released
+    files = LadderFiles.of(home, ladder)
+    assert "grd@1" in files.standings("md").read_text()
+    assert {p.name for p in files.replays.iterdir()} == {
+        "latest-rnd.v1.html", "latest-grd.v1.html", "latest-first.v1.html",
+    }  # fmt: skip
+    # the next run continues the ladder (new match ids, the same file)
+    assert run(store, ladder, home, games=4).counted == 4
+    assert len(audit(store, ladder, home)) == 28
+
+
+def test_the_runner_is_deterministic_in_process(tmp_path: Path) -> None:
+    results = []
+    for name in ("a", "b"):
+        with LadderStore(str(tmp_path / f"{name}.db")) as store:
+            ladder = make_ladder(store, BOTS)
+            run(store, ladder, tmp_path / name, games=10)
+            results.append([(m.seats, m.seed, m.result) for m in store.matches(ladder)])
+    assert results[0] == results[1]
+
+
+@pytest.mark.usefixtures("ray_cluster")
+def test_the_runner_on_ray_counts_every_match_once(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, {**BOTS, "rnd2": "random"})
+    summary = run(store, ladder, home, games=40, workers=2, in_flight=8)
+    assert summary.counted == 40 and summary.voided == []
+    assert len(audit(store, ladder, home)) == 40
+
+
+@pytest.mark.xdist_group("postgres")
+def test_the_runner_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+    with LadderStore(postgres_url) as store:
+        ladder = make_ladder(store, BOTS)
+        summary = run(store, ladder, tmp_path / "home", games=12)
+        assert summary.counted == 12
+        assert len(audit(store, ladder, tmp_path / "home")) == 12
+        assert store.engine.dialect.name == "postgresql"
+
+
+def test_an_interrupted_runner_puts_the_game_in_flight_back_in_the_queue(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    """A second Ctrl-C (KeyboardInterrupt) in the middle of a game: the runner stops, the
+    match goes back to the queue (its attempt not counted), the lease is released."""
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, {"rnd": "random", "grd": "greedy", "stop": INTERRUPT})
+    summary = run(store, ladder, home, games=20)
+    assert summary.stopped.startswith("interrupted") and summary.requeued_at_stop == 1
+    queued = store.matches(ladder, statuses=["queued"])
+    stop = store.version(ladder, "stop").id
+    back = [m for m in queued if stop in m.seats and m.attempts == 0]
+    assert back and store.lease(ladder) is None
+    assert len(audit(store, ladder, home)) == summary.counted
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_dead_runners_recorded_game_is_counted_from_its_record_not_replayed(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    """A runner of this host died after appending one game's record and before its
+    commit, with a second game in flight and no record of it."""
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, BOTS)
+    dead = f"{socket.gethostname()}:{_dead_pid()}"
+    lease = store.acquire_lease(ladder, dead, 600)
+    versions = {v.id: v for v in store.versions(ladder)}
+    group = [v.id for v in versions.values()][:2]
+    store.queue_set(ladder, group, seed=77)
+    recorded, lost = store.claim(lease, 2)
+    gid = game_id(ladder, recorded.id, recorded.attempts)
+    files = LadderFiles.of(home, ladder)
+    setup = GameSetup("dziobaki", 2, {}, f"ladder:{ladder}")
+    game = ScheduledGame(
+        recorded.id, 1, recorded.id, 0,
+        tuple(versions[v].label for v in recorded.seats),
+        tuple(versions[v].spec or "" for v in recorded.seats),
+        recorded.seed, gid, recorded.set_key,
+    )  # fmt: skip
+    played = play_batch(setup, [game])
+    with Journal(files.records) as journal:
+        journal.append(played.lines)
+
+    # the lease is live (600 s), but its holder is a process of this host that is gone
+    summary = run(store, ladder, home, games=2)
+    assert summary.salvaged == 1 and summary.requeued_at_start == (lost.id,)
+    first = store.match(recorded.id)
+    assert first.status == "done" and first.attempts == 1
+    assert first.record_location is not None and first.record_location.endswith(gid)
+    second = store.match(lost.id)
+    assert second.status == "done" and second.attempts == 2  # played again, new id
+    assert second.record_location is not None and second.record_location.endswith("-a2")
+    done = audit(store, ladder, home)
+    assert len(done) == 1 + 2  # the salvaged one and the run's two
+
+
+PLACEMENT_MATCHES = 60
+"""The stated bound: ladder matches (2 players, 4 bots) until a new version's σ is at most
+β. Measured (deterministic): 53 for greedy replacing a weak bot in a field of two random
+bots and greedy (45 of them its own games: results against weaker bots say little), 33
+for a random newcomer (all its own)."""
+
+
+def test_a_new_version_is_placed_quickly_and_never_shares_a_game_with_the_old(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, {"a": "random", "b": "random", "c": "greedy", "d": FIRST})
+    run(store, ladder, home, games=60)
+    old = store.version(ladder, "d")
+    new = store.add_version(ladder, "d", spec="greedy")
+    new = validate_version(store, new, Archives(home))[0]
+    assert new.status == "active"
+    assert store.version_by_id(old.id).reason == "replaced by d@2"
+    first_new = store.match_counts(ladder)["sets"]
+
+    placed: list[int] = []
+    runner: LadderRunner
+
+    def check(counted: int) -> None:
+        row = next(r for r in store.standings(ladder) if r.version_id == new.id)
+        if not row.provisional and not placed:
+            placed.append(counted)
+            runner.request_stop("placed")
+
+    config = RunnerConfig(workers=0, games=200, tracking=False)
+    runner = LadderRunner(store, ladder, home=home, config=config, log=lambda _: None)
+    runner.on_commit = check
+    runner.run()
+    # PLACEMENT_MATCHES: the bound the docs state for a 2-player ladder of 4 bots
+    assert placed and placed[0] <= PLACEMENT_MATCHES, placed
+    matches = store.matches(ladder, statuses=["done"])
+    assert not [m for m in matches if old.id in m.seats and new.id in m.seats]
+    assert max(m.id for m in matches if old.id in m.seats) < min(
+        m.id for m in matches if new.id in m.seats
+    )
+    # the newcomer anchors every pick of its placement burst
+    sets = [m for m in matches if m.rotation == 0]
+    burst = MatchmakingSettings().placement_picks(2)
+    assert all(new.id in m.seats for m in sets[first_new : first_new + burst])
+    audit(store, ladder, home)
+
+
+def test_a_bot_failing_at_start_is_broken_with_its_reason_and_the_ladder_goes_on(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, {"rnd": "random", "grd": "greedy"})
+    # refused at validation: the author reads why
+    submitted = store.add_version(ladder, "quits", spec=EXITS)
+    after, outcome = validate_version(store, submitted, Archives(home))
+    assert not outcome.ok and after.status == "broken"
+    assert after.reason is not None and "ended before joining" in after.reason
+    assert "exited with code 3" in after.reason
+    # one that passed validation and breaks in the ladder: out after broken_after games
+    crashes = store.add_version(ladder, "crashes", spec=CRASH, status="active")
+    summary = run(store, ladder, home, games=16)
+    broken = store.version_by_id(crashes.id)
+    assert broken.status == "broken" and summary.broken == ["crashes@1"]
+    assert broken.reason == "failed 3 games in a row (last: crash: RuntimeError: boom)"
+    assert summary.counted == 16  # the ladder went on without it
+    assert len(store.history(crashes.id)) == 3
+    assert all(h.forfeited and h.rank == 2 for h in store.history(crashes.id))
+    audit(store, ladder, home)
+
+
+def test_a_submitted_archive_plays_from_its_unpacked_folder(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, {"rnd": "random"})
+    source = tmp_path / "mybot"
+    source.mkdir()
+    (source / "helper.py").write_text("SEED = 5\n")
+    (source / "bot.py").write_text(
+        "import os, sys\nfrom helper import SEED\nfrom bots.random_client import main\n"
+        "assert os.path.exists('helper.py')\nmain(sys.argv[1:] + ['--seed', str(SEED)])\n"
+    )
+    archives = Archives(home)
+    packed = archives.pack(source)
+    version = store.add_version(ladder, "mine", archive_sha256=packed.sha256, entry="python bot.py")
+    assert validate_version(store, version, archives)[0].status == "active"
+    summary = run(store, ladder, home, games=4)
+    assert summary.counted == 4
+    assert (archives.cache / packed.sha256 / "bot.py").exists()
+    assert len(store.history(version.id)) == 4
+    assert not any(h.forfeited for h in store.history(version.id))
+    audit(store, ladder, home)
+
+
+def test_the_ladder_run_in_mlflow(sqlite_store: LadderStore, tmp_path: Path) -> None:
+    from mlflow import MlflowClient
+
+    store, home = sqlite_store, tmp_path / "home"
+    ladder = make_ladder(store, BOTS)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    first = run(store, ladder, home, games=6, tracking=True, tracking_uri=uri)
+    second = run(store, ladder, home, games=4, tracking=True, tracking_uri=uri)
+    assert first.tracked and second.tracked and first.run_id == second.run_id  # one run
+    client = MlflowClient(uri)
+    mlrun = client.get_run(first.run_id or "")
+    assert mlrun.info.run_name == f"ladder-{ladder}" and mlrun.data.params["game"] == "dziobaki"
+    history = client.get_metric_history(mlrun.info.run_id, "rating/grd.v1/mu")
+    assert history and [m.step for m in history] == sorted(m.step for m in history)
+    assert max(m.step for m in history) <= 10
+    assert client.get_metric_history(mlrun.info.run_id, "rating/rnd.v1/ordinal")
+    names = {a.path for a in client.list_artifacts(mlrun.info.run_id)}
+    assert {"records", "replays", "standings.csv", "standings.md", "standings.html"} <= names
+    local = client.download_artifacts(mlrun.info.run_id, "records", str(tmp_path / "dl"))
+    lines = [
+        json.loads(line) for part in sorted(Path(local).glob("*.jsonl")) for line in part.open()
+    ]
+    assert len(lines) == 10 and len({r["game_id"] for r in lines}) == 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["carson_city_zoo", "panorama"])
+def test_the_reference_bots_finish_in_the_order_of_their_strength(
+    game: str, sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    """36 matches (12 per pairing) of random, greedy and ISMCTS at 40 iterations: the
+    standings (by ordinal) put ismcts above greedy above random. In process, so the run
+    is deterministic (same seeds, same picks, same games)."""
+    store = sqlite_store
+    bots = {"random": "random", "greedy": "greedy", "ismcts": "ismcts:iterations=40"}
+    ladder = make_ladder(store, bots, game=game)
+    run(store, ladder, tmp_path / "home", games=36)
+    rows = store.standings(ladder)
+    assert [r.bot for r in rows] == ["ismcts", "greedy", "random"]
+    assert all(r.games == 24 for r in rows)
+    assert math.isclose(sum(r.games for r in rows), 72)
