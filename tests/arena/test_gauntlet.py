@@ -11,6 +11,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from arena.match.records import verify_record
 from arena.tournament.journal import read_journal
 from tests.arena.helpers import pick_game
@@ -19,6 +21,8 @@ GAME = pick_game()
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.server
+@pytest.mark.xdist_group("ray")
 def test_gauntlet_from_the_command_line(tmp_path: Path, ray_cluster: str) -> None:
     out = tmp_path / "out"
     cmd = [

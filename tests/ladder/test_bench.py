@@ -36,6 +36,8 @@ def test_placement_bench_counts_games_until_not_provisional() -> None:
     assert 1 <= report["median_games"] <= report["max_games"] < 500
 
 
+@pytest.mark.server
+@pytest.mark.xdist_group("ray")
 @pytest.mark.usefixtures("ray_cluster")
 def test_throughput_bench_plays_the_same_games_as_a_ladder_and_as_a_tournament() -> None:
     report = bench_throughput(games=40, workers=2)

@@ -83,6 +83,8 @@ def test_the_runner_is_deterministic_in_process(tmp_path: Path) -> None:
     assert results[0] == results[1]
 
 
+@pytest.mark.server
+@pytest.mark.xdist_group("ray")
 @pytest.mark.usefixtures("ray_cluster")
 def test_the_runner_on_ray_counts_every_match_once(
     sqlite_store: LadderStore, tmp_path: Path
@@ -94,6 +96,7 @@ def test_the_runner_on_ray_counts_every_match_once(
     assert len(audit(store, ladder, home)) == 40
 
 
+@pytest.mark.server
 @pytest.mark.xdist_group("postgres")
 def test_the_runner_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
     with LadderStore(postgres_url) as store:
