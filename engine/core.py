@@ -678,8 +678,6 @@ class State:
 
     def _digest_layout(self) -> JSON:
         """The full state as :meth:`digest` hashes it (declared keys and positions)."""
-        if type(self)._full_state is not State._full_state:  # an undeclared state's own
-            return self._full_state()
         return type(self).declared_fields().digest_layout(self)
 
     def _scores(self) -> list[float]:
