@@ -368,7 +368,7 @@ class LadderRunner:
             if gid in wanted:
                 found[gid] = record
 
-        self._journal = Journal(self.files.records, keep)
+        self._journal = Journal(self.files.records, keep, wanted=wanted.__contains__)
         salvage = [
             (wanted[gid].id, outcome_of(record), record_location(self.files.records, gid))
             for gid, record in found.items()
