@@ -90,11 +90,11 @@ VALIDATE_EVERY_S = 30.0
 REFRESH_S = 60.0
 """How often the standings files, viewers and MLflow artifacts are refreshed."""
 IDLE_S = 5.0
+"""How long a runner without enough active bots waits before it looks again."""
 SNAPSHOT_S = 1.0
-"""How long the runner picks groups from one snapshot of the active versions (their
+"""How long a runner on Ray picks groups from one snapshot of the active versions (their
 ratings then lag the committed ones by at most this; a version that leaves matchmaking
 meanwhile is caught by the store, and the runner takes a new snapshot)."""
-"""How long a runner without enough active bots waits before it looks again."""
 PROGRESS_EVERY = 100
 METRIC_EVERY = 10
 """A metric point (μ and ordinal of the versions that played since the last) every this
@@ -262,9 +262,12 @@ class LadderRunner:
         """Version label -> the record line of its latest counted game in this run."""
         self._starved = False
         self._maybe_queued = True
-        self._snapshot: tuple[float, LadderInfo, dict[int, Candidate], list[tuple[int, ...]]] | None
+        self._snapshot: (
+            tuple[tuple[float, int], LadderInfo, dict[int, Candidate], list[tuple[int, ...]]] | None
+        )
         self._snapshot = None
-        """(taken at, ladder, field, recent groups) of :meth:`_field`; None: take a new one."""
+        """((taken at, results counted then), ladder, field, recent groups) of :meth:`_field`;
+        None: take a new one."""
         self._waiting: list[VersionInfo] = []
         self._next_validation = 0.0
         self._next_refresh = 0.0
@@ -481,12 +484,21 @@ class LadderRunner:
     def _field(self) -> tuple[LadderInfo, dict[int, Candidate], list[tuple[int, ...]]]:
         """Matchmaking's view: the store's snapshot, reused for :data:`SNAPSHOT_S` with
         this runner's own picks counted in (the ratings in it lag by at most that)."""
-        if self._snapshot is None or time.monotonic() - self._snapshot[0] > SNAPSHOT_S:
+        if self._snapshot is None or self._snapshot_stale(self._snapshot[0]):
             snap = self.store.snapshot(self.name)
             field = {c.version_id: c for c in snap.candidates}
-            self._snapshot = (time.monotonic(), snap.ladder, field, list(snap.recent))
+            taken = (time.monotonic(), self.summary.counted)
+            self._snapshot = (taken, snap.ladder, field, list(snap.recent))
         _, ladder, field, recent = self._snapshot
         return ladder, field, recent
+
+    def _snapshot_stale(self, taken: tuple[float, int]) -> bool:
+        """In this process (``workers=0``) a snapshot serves until the next commit, so a
+        run is deterministic; on Ray, for :data:`SNAPSHOT_S`."""
+        at, counted = taken
+        if self.config.workers == 0:
+            return self.summary.counted != counted
+        return time.monotonic() - at > SNAPSHOT_S
 
     def _start_sets(self, games: int) -> list[MatchInfo]:
         """Pick enough groups for ``games`` games (each pick counted into the next, as
