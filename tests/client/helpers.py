@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +52,27 @@ def arena_process(
         cwd=ROOT,
         env=cli_env(tmp_path),
     )
+
+
+def read_until(proc: subprocess.Popen[str], text: str) -> str:
+    """What ``proc`` wrote to stdout up to and including ``text`` (bounded by WAIT_S).
+
+    Raw reads of the pipe: ``text`` may end without a newline (a prompt), and select
+    knows nothing of a file object's buffer. Later output is read with :func:`finish`.
+    """
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    seen = b""
+    deadline = time.monotonic() + WAIT_S
+    while text.encode() not in seen:
+        assert time.monotonic() < deadline, f"no {text!r} in {WAIT_S:g} s: {seen!r}"
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if ready:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise AssertionError(f"the output ended before {text!r}: {seen!r}")
+            seen += chunk
+    return seen.decode()
 
 
 def finish(proc: subprocess.Popen[str], stdin: str | None = None) -> tuple[int, str, str]:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import select
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +10,14 @@ import pytest
 from arena.client.connection import Connection
 from arena.client.matches import create_match, get_match
 from arena.match.records import read_records, verify_record
-from tests.client.helpers import TOKEN, WAIT_S, admin_server, arena_process, finish
+from tests.client.helpers import (
+    TOKEN,
+    WAIT_S,
+    admin_server,
+    arena_process,
+    finish,
+    read_until,
+)
 from tests.wire.helpers import BotThread
 
 ALWAYS_FIRST = "1\n" * 3000
@@ -53,18 +57,10 @@ def test_end_of_input_leaves_and_the_game_still_finishes(tmp_path: Path) -> None
 
 def test_ctrl_c_at_the_prompt_leaves_cleanly(tmp_path: Path) -> None:
     proc = arena_process(*_play(tmp_path), tmp_path=tmp_path)
-    assert proc.stdout is not None
-    seen = b""
-    deadline = time.monotonic() + WAIT_S
-    fd = proc.stdout.fileno()  # raw reads: the prompt has no newline, and select
-    while b"your move" not in seen:  # knows nothing of a file object's buffer
-        assert time.monotonic() < deadline, seen
-        ready, _, _ = select.select([fd], [], [], 1.0)
-        if ready:
-            seen += os.read(fd, 4096)
+    seen = read_until(proc, "your move")
     proc.send_signal(signal.SIGINT)
     code, out, err = finish(proc)
-    out = seen.decode() + out
+    out = seen + out
     assert code == 0, err
     assert "you left the game" in out and "Traceback" not in err
     (record,) = read_records(tmp_path / "rec.json")

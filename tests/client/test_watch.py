@@ -14,7 +14,14 @@ from arena.client.render import OBSERVATION_RENDERERS, render_observation
 from engine import CHANCE, GAMES
 from engine.core import sample_outcome
 from tests.cli import run_cli
-from tests.client.helpers import TOKEN, WAIT_S, admin_server, arena_process, finish
+from tests.client.helpers import (
+    TOKEN,
+    WAIT_S,
+    admin_server,
+    arena_process,
+    finish,
+    read_until,
+)
 from tests.wire.helpers import BotThread
 
 
@@ -25,21 +32,30 @@ def test_watch_shows_every_step_and_the_final_score(tmp_path: Path) -> None:
         watcher = arena_process(
             "watch", server.address, match.match_id, tmp_path=tmp_path, stdin=None
         )
-        assert watcher.stdout is not None
-        first = watcher.stdout.readline()  # MatchStart arrived: it sees every step from here
+        # MatchStart arrived: the watcher sees every step from here on
+        first = read_until(watcher, "spectator view")
         assert f"dziobaki match {match.match_id}: 0 ann, 1 bob" in first
+        brief = arena_process(
+            "watch", server.address, match.match_id, "--brief", tmp_path=tmp_path, stdin=None
+        )
+        read_until(brief, "spectator view")
         bots = [BotThread(server.address, c) for c in match.credentials]
         for bot in bots:
             bot.join(WAIT_S)
             assert bot.result is not None, bot.error
         code, out, err = finish(watcher)
+        out = first + out
+        brief_code, brief_out, _ = finish(brief)
     assert code == 0, err
     steps = int(re.search(r"finished after (\d+) steps", out).group(1))  # type: ignore[union-attr]
     shown = re.findall(r"^step +(\d+) +(seat \d \w+|chance)$", out, re.MULTILINE)
     assert [int(k) for k, _ in shown] == list(range(1, steps + 1))
     assert {who for _, who in shown} >= {"seat 0 ann", "seat 1 bob"}
-    assert "Dziobaki" in out or "round" in out  # the game's own drawing of the view
+    assert "Dziobaki - round 1/" in out  # the game's own drawing of the public view
     assert "final score" in out and "rank" in out
+    assert brief_code == 0
+    brief_steps = re.findall(r"^step +(\d+) +(?:seat \d \w+|chance)$", brief_out, re.MULTILINE)
+    assert len(brief_steps) == steps and "Dziobaki" not in brief_out  # no views drawn
 
 
 def test_watch_an_unknown_match_or_server_says_so(tmp_path: Path) -> None:
