@@ -13,13 +13,16 @@ import json
 import secrets
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from arena.cli.common import parse_options, user_errors
 from arena.client.connection import ADMIN_TOKEN_ENV
 from arena.errors import UserError
+
+if TYPE_CHECKING:
+    from arena.client.matches import MatchStatus
 
 ADDRESS_HELP = "The game server, HOST:PORT (as `arena serve` printed it)."
 TOKEN_HELP = f"The server's admin token (default: ${ADMIN_TOKEN_ENV})."
@@ -132,12 +135,22 @@ def list_cmd(
     created from this machine with `arena match create` (the server itself has no call
     that lists its matches)."""
     from arena.client.connection import Connection
-    from arena.client.matches import LIST_LIMIT, history_path, list_matches
+    from arena.client.matches import LIST_LIMIT, created_here, history_path, list_matches
 
     with Connection(address, admin_token) as conn:
         statuses = list_matches(conn, match_ids or [])
+    remembered = {e["match_id"]: str(e.get("game", "")) for e in created_here(address)}
+
+    def game_of(s: MatchStatus) -> str:
+        return str(s.record.get("game", "")) if s.record else remembered.get(s.match_id, "")
+
     if as_json:
-        print(json.dumps([{**s.to_json(), "record": None} for s in statuses], indent=1))
+        rows = [
+            {"match_id": s.match_id, "status": s.status, "reason": s.reason,
+             "game": game_of(s)}
+            for s in statuses
+        ]  # fmt: skip
+        print(json.dumps(rows, indent=1))
         return
     if not statuses:
         print(f"no matches created on {address} from here (remembered in {history_path()})")
@@ -145,9 +158,8 @@ def list_cmd(
     if not match_ids:
         print(f"the latest {LIST_LIMIT} at most of the matches created on {address} from here:")
     for s in statuses:
-        game = s.record.get("game", "") if s.record else ""
         reason = f"  ({s.reason})" if s.reason else ""
-        print(f"  {s.match_id}  {s.status:<9} {game}{reason}")
+        print(f"  {s.match_id}  {s.status:<9} {game_of(s)}{reason}")
 
 
 @user_errors
