@@ -6,7 +6,7 @@ breakdown is shown at the last step. Output is plain text when it is not a termi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -76,20 +76,32 @@ def header(rp: Replay, k: int, seat: int | None) -> Text:
 def final_table(rp: Replay) -> Table:
     """The score breakdown: one row per category, one column per seat."""
     result = rp.result
+    return score_table(
+        rp.names, result["breakdown"], result["scores"], rp.final_ranks, rp.forfeited
+    )
+
+
+def score_table(
+    names: Sequence[str],
+    breakdown: Sequence[Mapping[str, object]],
+    scores: Sequence[object],
+    ranks: Sequence[int],
+    forfeited: Collection[int],
+) -> Table:
+    """The final score of any source (a record, a live match's GameOver): one row per
+    category (``total`` is the score row), one column per seat."""
     table = Table(title="final score", title_style="bold", show_lines=False)
     table.add_column("category")
-    for s in range(rp.num_players):
-        label = f"{s} {rp.names[s]}" + (" (forfeit)" if s in rp.forfeited else "")
+    for s, name in enumerate(names):
+        label = f"{s} {name}" + (" (forfeit)" if s in forfeited else "")
         table.add_column(label, justify="right")
     cats: list[str] = []
-    for bd in result["breakdown"]:
+    for bd in breakdown:
         cats.extend(c for c in bd if c != "total" and c not in cats)
     for cat in cats:
-        table.add_row(cat, *(_num(bd.get(cat, "")) for bd in result["breakdown"]))
-    table.add_row(
-        Text("score", style="bold"), *(Text(_num(v), style="bold") for v in result["scores"])
-    )
-    table.add_row("rank", *(str(r) for r in rp.final_ranks))
+        table.add_row(cat, *(_num(bd.get(cat, "")) for bd in breakdown))
+    table.add_row(Text("score", style="bold"), *(Text(_num(v), style="bold") for v in scores))
+    table.add_row("rank", *(str(r) for r in ranks))
     return table
 
 
