@@ -124,7 +124,10 @@ def print_steps(console: Console, rp: Replay, seat: int | None = None) -> None:
     rec = rp.record
     players = ", ".join(f"{i} {n}" for i, n in enumerate(rp.names))
     console.print(
-        Text(f"{rec['game']} game {rec.get('game_id') or '-'}: {players}; {rp.last} steps"),
+        Text(
+            f"{rec['game']} game {rec.get('game_id') or '-'}: {players}; {rp.last} steps; "
+            f"view: {rp.who(seat)}"
+        ),
         style="bold",
         soft_wrap=True,
     )
