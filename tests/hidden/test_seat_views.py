@@ -24,10 +24,13 @@ import json
 import random
 import re
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 
+from arena.match.records import write_record
 from arena.match.runner import MatchSpec, play_match
 from arena.match.specs import make_bot
 from arena.replay.model import Replay, load_replay
@@ -157,18 +160,20 @@ def test_records_and_owners_keep_the_full_action(game_id: str, replays: dict[str
     rp = replays[game_id]
     game = GAMES[game_id]
     data = viewer_data(rp)
-    for step, raw, shown in zip(rp.steps, rp.record["steps"], data["steps"], strict=True):  # type: ignore[arg-type]
+    for step, raw, shown in zip(rp.steps, rp.record["steps"], data["steps"], strict=True):
         assert step.text == str(game.action_from_json(raw["action"]))
-        assert shown["texts"] == [step.text_for(v) for v in data["views"]]  # type: ignore[index,union-attr]
+        assert shown["texts"] == [step.text_for(v) for v in data["views"]]
         owner = step.move.owner(step.seat)
         if owner is not None:
             assert step.text_for(owner) == step.text
+    redacted = [s for s in rp.steps if s.text_for(None) != s.text]
+    assert bool(redacted) == (game_id in HIDING)
 
 
-def test_play_show_seat_prints_the_seats_own_deals_only(run_cli: object) -> None:
+def test_play_show_seat_prints_the_seats_own_deals_only(run_cli: Any) -> None:
     """``arena play --show 1`` of a 2-player Manatee Sanctuary: seat 1's deals in full,
     seat 0's as "deal a card to seat 0"."""
-    result: CliResult = run_cli(  # type: ignore[operator]
+    result: CliResult = run_cli(
         "play", "manatee_sanctuary", "--bots", "random,random", "--seed", "2", "--show", "1"
     )
     assert result.exit_code == 0, result.stderr
@@ -176,3 +181,27 @@ def test_play_show_seat_prints_the_seats_own_deals_only(run_cli: object) -> None
     assert any(re.search(r"chance: deal S\d+ to seat 1$", li) for li in deals), deals[:6]
     assert any(li.endswith("chance: deal a card to seat 0") for li in deals), deals[:6]
     assert not [li for li in deals if re.search(r"deal [SM]\d+ to seat 0", li)]
+
+
+def test_replay_cli_prints_and_writes_one_seats_view(
+    run_cli: Any, replays: dict[str, Replay], tmp_path: Path
+) -> None:
+    """``arena replay --steps --seat 1`` and ``--html --seat 1`` of a Manatee Sanctuary game:
+    seat 1's own deals in full, the others' by their public part; the viewer holds view 1
+    only, and no seed."""
+    rp = replays["manatee_sanctuary"]
+    path = tmp_path / "game.json"
+    write_record(rp.record, path)
+    out = tmp_path / "seat1.html"
+    result: CliResult = run_cli("replay", path, "--steps", "--seat", "1", "--html", out)
+    assert result.exit_code == 0, result.stderr
+    assert "view: seat 1" in result.stdout
+    assert re.search(r"deal S\d+ to seat 1", result.stdout)
+    assert "deal a card to seat 0" in result.stdout
+    assert not re.search(r"deal [SM]\d+ to seat [02]", result.stdout)
+    page = out.read_text(encoding="utf-8")
+    blob = re.search(r'id="menagerie-data">(.*?)</script>', page, re.S)
+    assert blob is not None
+    data = json.loads(blob.group(1))
+    assert data["views"] == [1] and data["seed"] is None
+    assert [s["texts"] for s in data["steps"]] == [[s.text_for(1)] for s in rp.steps]
