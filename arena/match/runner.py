@@ -117,7 +117,7 @@ def match_steps(
             if player in forfeited:
                 action, ms = legal[fallback_rng.randrange(len(legal))], 0.0
             else:
-                turn = Turn(game, player, state, legal, bot_rngs[player], config.move_ms)
+                turn = Turn.of(state, player, bot_rngs[player], config.move_ms)
                 action, ms, problem = yield turn
                 if problem is not None:
                     kind, reason = problem
