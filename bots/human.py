@@ -139,11 +139,12 @@ class HumanBot:
     def choose(self, turn: Turn) -> int:
         if self.left:
             raise BotFailure("disconnect", "the person had left the game")
-        title = f"{turn.game.name}: your turn, seat {turn.seat} (step {len(turn.state.history)})"
+        title = f"{turn.game.name}: your turn, seat {turn.seat} (step {turn.step})"
         try:
             return self.prompt.ask(
                 title,
-                turn.state.render(turn.seat),
+                # a state drawn from the seat's observation draws the seat's view
+                turn.determinize(turn.rng).render(turn.seat),
                 [str(a) for a in turn.legal],
                 turn.time_left_ms,
             )
