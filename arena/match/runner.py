@@ -174,8 +174,11 @@ def record_head(
 
 
 def ask(bot: Bot, turn: Turn, config: MatchConfig) -> Answer:
-    """Ask ``bot`` for a move; returns (action, ms taken, (event kind, reason) or None)."""
-    legal = turn.legal
+    """Ask ``bot`` for a move; returns (action, ms taken, (event kind, reason) or None).
+
+    The answer is judged against the runner's own copy of the legal actions: a bot that
+    changes ``turn.legal`` changes only its own list."""
+    legal = list(turn.legal)
     t0 = time.perf_counter()
     try:
         choice = bot.choose(turn)

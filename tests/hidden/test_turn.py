@@ -63,3 +63,24 @@ def test_a_turn_holds_no_state_and_says_what_to_use() -> None:
     assert det.observation(turn.seat) == state.observation(turn.seat)
     assert det.legal_actions() == turn.legal
     assert det.history == [] and det.current_player == turn.seat
+
+
+class _Smuggler:
+    """Appends an action of its own to its Turn's legal list and chooses it."""
+
+    name = "smuggler"
+
+    def choose(self, turn: Turn) -> int:
+        turn.legal.append(turn.legal[0])
+        turn.legal[0] = object()  # type: ignore[call-overload]
+        return len(turn.legal) - 1
+
+
+def test_a_bot_that_changes_its_legal_list_changes_only_its_own() -> None:
+    """The runner judges a choice against its own copy of the legal actions: the match
+    goes on, the smuggled index is an illegal move of that seat."""
+    spec = MatchSpec("dziobaki", 2, seed=3)
+    record = play_match(spec, [_Smuggler(), make_bot("random")])
+    illegal = [e for e in record["events"] if e["kind"] == "illegal"]
+    assert illegal and all(e["seat"] == 0 and "out of range" in e["reason"] for e in illegal)
+    assert record["result"]["ranks"]
