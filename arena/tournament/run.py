@@ -190,6 +190,9 @@ class Tournament:
         try:
             for i, s in enumerate(self.summaries, 1):
                 self._rate(s, i)
+            if meta.get("stopped") and meta.get("stopped_by") == self._rule():
+                self.stopped = str(meta["stopped"])  # decided by an earlier run
+                self.stop_metrics = dict(meta.get("stopping") or {})
             self._check_stop(force=True)
             already = sum(1 for sg in schedule if sg.game_id in journal)
             self.result = TournamentResult(cfg, out, total, already)
@@ -278,6 +281,10 @@ class Tournament:
         if done:
             self._check_stop()
 
+    def _rule(self) -> str | None:
+        """The stopping rule in force (a decision of another rule does not count)."""
+        return self.cfg.sprt or ("until_separated" if self.cfg.until_separated else None)
+
     def _check_stop(self, force: bool = False) -> None:
         """Ask the stopping rule, if any, whether to stop handing out games: the SPRT
         after every durable batch, separation after every round's worth of games."""
@@ -343,7 +350,10 @@ class Tournament:
             result.stop_metrics = dict(self.stop_metrics)
             if self.stopped is not None:  # `arena sync` and a re-run know it is done
                 meta = json.loads((out / "tournament.json").read_text())
-                atomic_write(out / "tournament.json", json.dumps({**meta, "stopped": self.stopped}))
+                meta.update(
+                    stopped=self.stopped, stopped_by=self._rule(), stopping=self.stop_metrics
+                )
+                atomic_write(out / "tournament.json", json.dumps(meta, indent=1))
         if n:  # the series ends on the leaderboard's (final-order) Elo
             if self.points and self.points[-1][0] == n:
                 self.points.pop()

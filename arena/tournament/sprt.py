@@ -47,7 +47,7 @@ nonzero frequency (fastchess does the same); negligible once a few pairs are in.
 
 def elo_to_score(elo: float) -> float:
     """The expected score of a logistic Elo advantage."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def score_to_elo(score: float) -> float:
@@ -120,13 +120,15 @@ class SprtState:
 
     @property
     def elo(self) -> float:
-        """The first bot's Elo advantage estimated from the pairs' mean score."""
+        """The first bot's Elo advantage estimated from the pairs' mean score (±inf when
+        one bot won every pair)."""
         n = self.pairs
         if not n:
             return 0.0
-        return score_to_elo(
-            sum(c * x for c, x in zip(self.pentanomial, PAIR_SCORES, strict=True)) / n
-        )
+        score = sum(c * x for c, x in zip(self.pentanomial, PAIR_SCORES, strict=True)) / n
+        if score in (0.0, 1.0):
+            return math.inf if score else -math.inf
+        return score_to_elo(score)
 
     def summary(self) -> str:
         verdict = {
@@ -137,7 +139,8 @@ class SprtState:
         return (
             f"SPRT {self.spec.text()}: {verdict}; LLR {self.llr:.3f} "
             f"[{self.spec.lower:.3f}, {self.spec.upper:.3f}] after {self.pairs} pairs "
-            f"(pentanomial {list(self.pentanomial)}), elo {self.elo:+.1f}"
+            f"(pentanomial {list(self.pentanomial)}), "
+            + (f"elo {self.elo:+.1f}" if math.isfinite(self.elo) else "one bot won every pair")
         )
 
     def metrics(self) -> dict[str, float]:
@@ -147,9 +150,8 @@ class SprtState:
             "sprt/lower": self.spec.lower,
             "sprt/upper": self.spec.upper,
             "sprt/pairs": float(self.pairs),
-            "sprt/elo": self.elo,
             "sprt/decision": {"H1": 1.0, "H0": 0.0, None: -1.0}[self.decision],
-        }
+        } | ({"sprt/elo": self.elo} if math.isfinite(self.elo) else {})
 
 
 def _constrained_mle(freq: Sequence[float], score: float) -> list[float]:

@@ -342,6 +342,31 @@ def test_a_game_that_kills_its_worker_every_time_costs_only_itself(
         assert names[killer] not in [p["name"] for p in record["players"]]
 
 
+def test_an_sprt_stops_a_match_once_it_has_decided(tmp_path: Path) -> None:
+    """random against a bot that crashes every game: H1 long before the 60-round budget;
+    the decision is printed, in ratings.json and in MLflow; the run is finished, and
+    running it again plays nothing."""
+    from mlflow import MlflowClient
+
+    cfg = config(tmp_path, ["random", CRASH], rounds=60, batch_size=2, sprt="elo0=0,elo1=50")
+    result = run_tournament(cfg, quiet=True)
+    assert result.stopped is not None and result.stopped.startswith("SPRT")
+    assert "H1 accepted" in result.stopped and result.finished and not result.complete
+    assert 0 < result.played < result.total
+    ratings = json.loads((tmp_path / "out" / "ratings.json").read_text())
+    assert ratings["stopped"] == result.stopped and ratings["stopping"]["sprt/decision"] == 1.0
+    client = MlflowClient(tracking_uri=cfg.tracking_uri)
+    run = client.get_run(str(result.run_id))
+    assert run.info.status == "FINISHED"
+    assert run.data.metrics["sprt/llr"] >= run.data.metrics["sprt/upper"]
+    rows = {r.name: r for r in result.rows}
+    assert run.data.metrics["rating/random"] == pytest.approx(rows["random"].rating, abs=1e-3)
+    assert run.data.metrics["elo/random"] == pytest.approx(rows["random"].elo, abs=1e-3)
+    assert "crosstable.csv" in {a.path for a in client.list_artifacts(str(result.run_id))}
+    again = run_tournament(cfg, quiet=True)
+    assert again.played == 0 and again.stopped == result.stopped
+
+
 @pytest.mark.slow
 def test_arena_bench_runs_and_reports_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
     from arena.bench.arena import run_arena_bench
