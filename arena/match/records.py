@@ -97,8 +97,9 @@ def scan_records(
 ) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
     """``(where, record, None)`` for every record of a file, ``(where, None, problem)``
     for every line (or file) that is not one: bad bytes, bad JSON, a missing field. A
-    ``.jsonl`` file goes on after a bad line (``arena verify`` reports each); a file that
-    cannot be read at all is one problem."""
+    ``.jsonl`` file goes on after a bad line (``arena verify`` reports each; ``where`` is
+    then ``path:line``); a ``.json`` file or one that cannot be read is one problem
+    (``where`` is the path or ``path[i]``)."""
     p = Path(path)
     try:
         data = p.read_bytes()

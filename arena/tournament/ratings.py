@@ -89,9 +89,7 @@ class GameSummary:
 
     def win_share(self, seat: int) -> float:
         """1/m if ``seat`` shares the first place with m-1 others, else 0."""
-        if self.all_forfeit or self.ranks[seat] != 1:
-            return 0.0
-        return 1.0 / sum(1 for r in self.ranks if r == 1)
+        return win_share(self.ranks, self.forfeited, seat)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,6 +113,18 @@ class GameSummary:
             [(int(s), str(k)) for s, k in data["failures"]],
             [int(s) for s in data.get("forfeited") or []],
         )
+
+
+def win_share(ranks: Sequence[int], forfeited: Sequence[int], seat: int) -> float:
+    """The win share of ``seat``: 1/m when it shares the first place with m-1 others,
+    else 0; 0 for everyone in an all-forfeit game (the one definition of "win rate").
+
+    >>> win_share([1, 1, 3], [], 0), win_share([1, 1], [0, 1], 0)
+    (0.5, 0.0)
+    """
+    if len(set(forfeited)) >= len(ranks) or ranks[seat] != 1:
+        return 0.0
+    return 1.0 / sum(1 for r in ranks if r == 1)
 
 
 def pair_score(rank_a: int, rank_b: int) -> float:

@@ -307,8 +307,9 @@ def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
         state = json.loads(state_file.read_text())[uri]
         assert 8 <= state["uploaded"] < result.total
         server = _start_mlflow(tmp_path, port)
-        run_id, complete = sync_out_dir(tmp_path / "out")
-        assert complete and run_id == result.run_id
+        run_id, complete, uploaded, where = sync_out_dir(tmp_path / "out")
+        assert complete and run_id == result.run_id and where == uri
+        assert uploaded == result.total - state["uploaded"]
         records = run_records(uri, run_id)
         ids = [r["game_id"] for r in records]
         assert len(ids) == len(set(ids)) == result.total and set(ids) == scheduled_ids(cfg)
@@ -319,7 +320,7 @@ def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
             assert client.get_metric_history(run_id, f"elo/{e.name}")[-1].step == result.total
         assert "leaderboard.md" in {a.path for a in client.list_artifacts(run_id)}
         # a second sync uploads nothing new
-        sync_out_dir(tmp_path / "out")
+        assert sync_out_dir(tmp_path / "out")[2] == 0
         assert len(run_records(uri, run_id)) == result.total
     finally:
         if server.poll() is None:
