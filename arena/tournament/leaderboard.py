@@ -20,7 +20,7 @@ LEGEND = (
     f"(Bradley-Terry for 2 seats) with a prior of {PRIOR_DRAWS:g} virtual draws against the "
     "field, on the Elo scale (mean of the rated bots 1500), with its 95% interval "
     "(Laplace); unrated: no game that compares the bot with another; group: bots of "
-    "different groups never met (their ratings are not comparable). elo: a sequential "
+    "different groups never met (their ratings are not comparable). elo (seq.): a sequential "
     "estimate (K=16, games in a fixed order), not the headline. score: share of pairwise "
     "contests won (ties half). points: mean game score. win rate: mean win share (a "
     "first place shared by m seats is 1/m; an all-forfeit game is no win for anyone). "
@@ -32,8 +32,8 @@ HEADERS = (
     "rank",
     "bot",
     "rating",
-    "95% CI",
-    "elo",
+    "95% interval",
+    "elo (seq.)",
     "games",
     "score",
     "points",
@@ -90,7 +90,7 @@ def rich_table(rows: Sequence[Row], title: str, live: bool = False) -> Table:
         caption_justify="left",
     )
     for h in HEADERS:
-        if live and h in ("rating", "95% CI"):
+        if live and h in ("rating", "95% interval"):
             continue
         table.add_column(
             h, justify="left" if h in ("bot", "failures") else "right", no_wrap=h != "failures"

@@ -160,6 +160,12 @@ def print_report(result: TournamentResult, console: Console) -> None:
     console.print(rich_table(result.rows, title))
     if result.stopped is not None:
         console.print(f"stopped early: {result.stopped}")
+    groups = {r.group for r in result.rows if r.group is not None}
+    if groups:
+        console.print(
+            f"[yellow]warning: the bots form {len(groups)} groups that never met; ratings "
+            "of different groups are not comparable[/yellow]"
+        )
     console.print(
         f"played {result.played} games in {result.seconds:.1f} s"
         + (f"; {result.already} were already in the journal" if result.already else "")

@@ -9,6 +9,7 @@ import pytest
 
 from arena.bench.ratings import sprt_rates
 from arena.errors import UserError
+from arena.tournament.config import ConfigError, load_config
 from arena.tournament.ratings import GameSummary, RatingFit
 from arena.tournament.sprt import SprtSpec, llr, pentanomial, separated, sprt_state
 
@@ -37,6 +38,18 @@ def test_the_llr_points_to_the_truth() -> None:
     spec = SprtSpec.parse("elo0=0,elo1=10")
     assert sprt_state([0, 50, 100, 200, 150], spec).decision == "H1"
     assert sprt_state([150, 200, 100, 50, 0], spec).decision == "H0"
+
+
+def test_a_stopping_rule_that_does_not_fit_the_tournament_is_refused() -> None:
+    base = {"game": "dziobaki", "bots": ["random", "greedy"]}
+    cfg = load_config(None, {**base, "sprt": "elo1=5,elo0=-5"})
+    assert cfg.sprt == "elo0=-5,elo1=5,alpha=0.05,beta=0.05"
+    with pytest.raises(ConfigError, match="for more bots use until_separated"):
+        load_config(None, {**base, "bots": ["random", "greedy", "ismcts"], "sprt": "elo0=0,elo1=5"})
+    with pytest.raises(ConfigError, match="pick one"):
+        load_config(None, {**base, "sprt": "elo0=0,elo1=5", "until_separated": True})
+    with pytest.raises(ConfigError, match="must be below"):
+        load_config(None, {**base, "sprt": "elo0=9,elo1=5"})
 
 
 def test_bad_specs_are_refused_with_the_reason() -> None:

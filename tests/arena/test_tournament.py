@@ -368,6 +368,17 @@ def test_an_sprt_stops_a_match_once_it_has_decided(tmp_path: Path) -> None:
     assert again.played == 0 and again.stopped == result.stopped
 
 
+def test_until_separated_stops_once_the_intervals_part(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path, ["random", CRASH], rounds=40, batch_size=2, until_separated=True, tracking=False
+    )
+    result = run_tournament(cfg, quiet=True)
+    assert result.stopped is not None and result.stopped.startswith("until-separated")
+    assert 0 < result.played < result.total and result.finished
+    best, worst = result.rows
+    assert best.name == "random" and best.low > worst.high  # type: ignore[operator]  # rated
+
+
 @pytest.mark.slow
 def test_arena_bench_runs_and_reports_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
     from arena.bench.arena import run_arena_bench
