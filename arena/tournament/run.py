@@ -369,6 +369,7 @@ class Tournament:
                 result.finished,
                 timeout=10 if interrupted else 120,
                 final=final_metrics(result.rows, self.stop_metrics),
+                tags={"stopped": self.stopped} if self.stopped else None,
             )
             result.tracking_seconds = tracker.driver_seconds + (time.perf_counter() - t0)
             result.tracking_thread_seconds = tracker.busy_seconds

@@ -271,10 +271,11 @@ class RunTracker:
         complete: bool,
         timeout: float | None = None,
         final: Mapping[str, float] | None = None,
+        tags: Mapping[str, str] | None = None,
     ) -> bool:
         """Final upload: every record, the metrics, the artifacts; True if all is in MLflow.
         ``final``: metrics logged at the last step whatever was logged before (the
-        leaderboard's values: a series ends on them)."""
+        leaderboard's values: a series ends on them); ``tags``: set on the run."""
         self.wait()
         self.offline_since = None
         done = self._pool.submit(
@@ -285,6 +286,7 @@ class RunTracker:
             artifacts,
             complete,
             dict(final or {}),
+            dict(tags or {}),
         )
         concurrent.futures.wait([done], timeout=timeout)
         self._pool.shutdown(wait=False)
@@ -443,6 +445,7 @@ class RunTracker:
         artifacts: Sequence[Path],
         complete: bool,
         final: dict[str, float],
+        tags: dict[str, str] | None = None,
     ) -> None:
         from mlflow.entities import Metric
 
@@ -460,6 +463,8 @@ class RunTracker:
             elif path.exists():
                 client.log_artifact(self.run_id, str(path))
         client.set_tag(self.run_id, "games", str(journal_len))
+        for key, value in (tags or {}).items():
+            client.set_tag(self.run_id, key, value[:5000])
         client.set_terminated(self.run_id, "FINISHED" if complete else "KILLED")
 
 

@@ -358,7 +358,7 @@ def test_an_sprt_stops_a_match_once_it_has_decided(tmp_path: Path) -> None:
     assert ratings["stopped"] == result.stopped and ratings["stopping"]["sprt/decision"] == 1.0
     client = MlflowClient(tracking_uri=cfg.tracking_uri)
     run = client.get_run(str(result.run_id))
-    assert run.info.status == "FINISHED"
+    assert run.info.status == "FINISHED" and run.data.tags["stopped"] == result.stopped
     assert run.data.metrics["sprt/llr"] >= run.data.metrics["sprt/upper"]
     rows = {r.name: r for r in result.rows}
     assert run.data.metrics["rating/random"] == pytest.approx(rows["random"].rating, abs=1e-3)
