@@ -25,6 +25,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from arena.sandbox.limits import SandboxLimits
+from bots.base import BotSpecError
 
 log = logging.getLogger(__name__)
 
@@ -58,18 +60,62 @@ mkdir -m 1777 "$W/.tmp"
 for d in /tmp /var/tmp /dev/shm /run/lock; do
   if [ -d "$d" ]; then mount --bind "$W/.tmp" "$d"; fi
 done
-mount -o remount,bind,ro /
+{expose}mount -o remount,bind,ro /
 cd "$W"
 exec "$@"
 """
-"""Runs as root in the bot's new mount namespace (nothing it does is seen outside)."""
+"""Runs as root in the bot's new mount namespace (nothing it does is seen outside).
+``{expose}`` becomes the lines of :func:`expose_lines`."""
+
+
+def hidden_parents(paths: list[str]) -> dict[str, set[str]]:
+    """For each path the bot must reach (the interpreter's installation), the first
+    ancestor that other users cannot enter (e.g. ``/root``, mode 0700) and the child of
+    it on the way: ``{"/root": {"/root/.pyenv"}}``. The sandbox shows the bot those
+    children, read-only, and nothing else of the parent."""
+    out: dict[str, set[str]] = {}
+    for path in paths:
+        parts = os.path.realpath(path).strip("/").split("/")
+        current = ""
+        for i, part in enumerate(parts[:-1]):
+            current += "/" + part
+            try:
+                mode = os.stat(current).st_mode
+            except OSError:
+                break
+            if not mode & 0o001:
+                out.setdefault(current, set()).add(current + "/" + parts[i + 1])
+                break
+    return out
+
+
+def expose_lines(hidden: dict[str, set[str]]) -> str:
+    """Shell lines that bind each child aside, cover its parent with an empty tmpfs
+    (mode 0755) and move the child back into place."""
+    lines = []
+    staged = []
+    for k, child in enumerate(sorted(c for children in hidden.values() for c in children)):
+        stage = f'"$W/.expose{k}"'
+        lines += [f"mkdir {stage}", f"mount --bind {shlex.quote(child)} {stage}"]
+        staged.append((stage, child))
+    for parent in sorted(hidden):
+        lines.append(f"mount -t tmpfs -o size=1m,mode=0755 menagerie-hide {shlex.quote(parent)}")
+    for stage, child in staged:
+        lines += [f"mkdir -p {shlex.quote(child)}", f"mount --move {stage} {shlex.quote(child)}", f"rmdir {stage}"]
+    return "".join(line + "\n" for line in lines)
+
+
+def interpreter_paths() -> list[str]:
+    """What a ``python`` bot needs to reach: this interpreter and its installation."""
+    return [sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix]
+
 
 WAIT_FOR_BOT = '"$@" & wait $!'
 """The bot's process 1: starts the bot and exits with its status (SIGTERM from outside
 reaches the bot itself; process 1 of a namespace ignores it)."""
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(BotSpecError):
     """The machine cannot sandbox command bots (the message says what is missing)."""
 
 
@@ -222,7 +268,7 @@ class Launch:
             "--",
             "/bin/sh",
             "-c",
-            SETUP,
+            SETUP.replace("{expose}", expose_lines(hidden_parents(interpreter_paths()))),
             "setup",
             str(workdir),
             str(uid),
@@ -272,21 +318,61 @@ class Launch:
         self.lease.release()
 
 
-def kill_uid(uid: int) -> None:
-    """SIGKILL every process of a private ``uid`` (``kill -KILL -1`` run as that uid): a
-    backstop for processes that escaped their namespace, which the kernel does not allow."""
-    setpriv = shutil.which("setpriv")
-    kill = shutil.which("kill")
-    if setpriv is None or kill is None or os.geteuid() != 0:
-        return
-    subprocess.run(
-        [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", kill, "-KILL", "-1"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        timeout=10,
-        check=False,
+def resolve_paths(argv: list[str], base: str | None = None) -> list[str]:
+    """``argv`` with each argument that names an existing file or folder relative to
+    ``base`` (default: the arena's current directory) made absolute: the bot starts in
+    its private workdir, so ``cmd:node bots/node/bot.js`` must still find its script.
+    Options (``-x``, ``--x``) are left alone."""
+    base = base or os.getcwd()
+    out = []
+    for arg in argv:
+        if arg and not arg.startswith("-") and not os.path.isabs(arg) and os.path.exists(os.path.join(base, arg)):
+            arg = os.path.join(base, arg)
+        out.append(arg)
+    return out
+
+
+def socket_folder() -> str:
+    """A new folder (mode 0711) for a game server's Unix socket, in the sandbox folder."""
+    folder = tempfile.mkdtemp(prefix="srv-", dir=sandbox_root())
+    os.chmod(folder, 0o711)
+    return folder
+
+
+def sandbox_for(limits: SandboxLimits, server: object | None = None) -> bool:
+    """Whether command bots run sandboxed: True if the machine can (and ``server``, when
+    one is reused, listens on a Unix socket); False, with a loud warning, if it cannot
+    and ``limits.allow_unsandboxed``; else :class:`SandboxUnavailable` saying why."""
+    support = probe()
+    problem = support.problem
+    if support.usable and server is not None and getattr(server, "unix_path", None) is None:
+        problem = "the game server has no Unix socket for sandboxed bots (start it with unix_path=...)"
+    if not problem:
+        return True
+    if limits.allow_unsandboxed:
+        warn_unsandboxed(problem)
+        return False
+    raise SandboxUnavailable(
+        f"cannot sandbox command bots here: {problem}. Refusing to run them unsandboxed; "
+        "--allow-unsandboxed (sandbox.allow_unsandboxed) runs them as the arena's user, "
+        "with its files, environment and network"
     )
+
+
+_warned: set[str] = set()
+
+
+def warn_unsandboxed(problem: str) -> None:
+    """Say loudly (once per process and problem) that command bots run unsandboxed."""
+    if problem in _warned:
+        return
+    _warned.add(problem)
+    text = (
+        f"WARNING: command bots run UNSANDBOXED ({problem}): as the arena's user, with its "
+        "files, environment and network, without resource limits. Only run bots you trust."
+    )
+    log.warning("%s", text)
+    print(text, file=sys.stderr, flush=True)
 
 
 __all__ = [
@@ -294,7 +380,10 @@ __all__ = [
     "SandboxUnavailable",
     "Support",
     "UidLease",
-    "kill_uid",
     "probe",
+    "resolve_paths",
+    "sandbox_for",
     "sandbox_root",
+    "socket_folder",
+    "warn_unsandboxed",
 ]
