@@ -34,7 +34,7 @@ STUCK_GRACE_S = 5.0
 """How long after its deadline a decision that ignored DecisionTimeout may still run."""
 
 
-class DecisionTimeout(BaseException):  # noqa: N818  # raised into a bot, read as "timeout"
+class DecisionTimeout(BaseException):  # raised into a bot, read as "timeout"
     """Raised inside a bot whose decision ran past the arena's deadline."""
 
 
@@ -149,4 +149,13 @@ def set_stuck_handler(handler: Callable[[str], None] | None) -> None:
     WATCHDOG.on_stuck = handler
 
 
-__all__ = ["POLL_S", "REFIRE_S", "clocked", "STUCK_GRACE_S", "WATCHDOG", "DecisionTimeout", "Watchdog", "set_stuck_handler"]
+__all__ = [
+    "POLL_S",
+    "REFIRE_S",
+    "STUCK_GRACE_S",
+    "WATCHDOG",
+    "DecisionTimeout",
+    "Watchdog",
+    "clocked",
+    "set_stuck_handler",
+]

@@ -35,6 +35,7 @@ from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match, seat_usage
+from arena.match.specs import command_argv, is_cmd, make_bot
 from arena.sandbox import (
     DEFAULT_LIMITS,
     Launch,
@@ -43,7 +44,6 @@ from arena.sandbox import (
     sandbox_for,
     socket_folder,
 )
-from arena.match.specs import command_argv, is_cmd, make_bot
 from bots.base import Bot, BotSpecError
 
 if TYPE_CHECKING:  # the server (grpc) is imported only when a match has command bots
@@ -68,7 +68,12 @@ class BotProcess:
     """
 
     def __init__(
-        self, seat: int, spec: str, argv: list[str], env: dict[str, str], launch: Launch | None = None
+        self,
+        seat: int,
+        spec: str,
+        argv: list[str],
+        env: dict[str, str],
+        launch: Launch | None = None,
     ) -> None:
         self.seat = seat
         self.spec = spec
@@ -332,7 +337,9 @@ def open_bots(
             unix_path = os.path.join(socket_dir, "game.sock")
         server.start("127.0.0.1", 0, unix_path=unix_path)
         if unix_path is not None:
-            os.chmod(unix_path, 0o666)  # the bots' private uids connect; a credential is still needed
+            os.chmod(
+                unix_path, 0o666
+            )  # the bots' private uids connect; a credential is still needed
     address = f"unix:{server.unix_path}" if sandboxed else server.address
     session: BotSession | None = None
     try:

@@ -9,10 +9,11 @@ legal action, or overruns its time limit, an event is recorded and either the se
 ranked last in ``standing``) or that one move is replaced by a random legal move
 (``"random"``). The match always finishes.
 
-The arena clocks in-process bots itself (``arena.match.clock``): a decision still running
-at :func:`decision_limit_s` is stopped and is a ``timeout``. Each seat's CPU time (of its decisions, in the thread
-that ran them) is summed into the record's ``usage``; command bots replace theirs with
-their processes' CPU time and peak memory (``arena.match.cmdbots``).
+The arena clocks in-process bots itself (``arena.match.clock``): a decision still
+running at :func:`decision_limit_s` is stopped and is a ``timeout``. Each seat's CPU time
+(of its decisions, in the thread that ran them) is summed into the record's ``usage``;
+command bots replace theirs with their processes' CPU time and peak memory
+(``arena.match.cmdbots``).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class MatchConfig:
 
 StepHook = Callable[[State, int, Action], None]
 
+
 class Answer(NamedTuple):
     """A seat's answer to a Turn (remote seats send plain 3-tuples: no ``cpu_ms``)."""
 
@@ -84,6 +86,7 @@ def decision_limit_s(config: MatchConfig) -> float:
         return config.max_move_s
     limit_ms = config.move_ms * (1 + DECISION_GRACE) + DECISION_GRACE_MS
     return min(limit_ms / 1000, config.max_move_s)
+
 
 MatchSteps = Generator[Turn, Answer, dict[str, Any]]
 

@@ -101,7 +101,11 @@ def expose_lines(hidden: dict[str, set[str]]) -> str:
     for parent in sorted(hidden):
         lines.append(f"mount -t tmpfs -o size=1m,mode=0755 menagerie-hide {shlex.quote(parent)}")
     for stage, child in staged:
-        lines += [f"mkdir -p {shlex.quote(child)}", f"mount --move {stage} {shlex.quote(child)}", f"rmdir {stage}"]
+        lines += [
+            f"mkdir -p {shlex.quote(child)}",
+            f"mount --move {stage} {shlex.quote(child)}",
+            f"rmdir {stage}",
+        ]
     return "".join(line + "\n" for line in lines)
 
 
@@ -157,7 +161,9 @@ def _probe() -> Support:
     if sys.platform != "linux":
         return Support(False, f"the sandbox needs Linux namespaces (this is {sys.platform})")
     if os.geteuid() != 0:
-        return Support(False, "the sandbox needs root (to give each bot its own uid and namespaces)")
+        return Support(
+            False, "the sandbox needs root (to give each bot its own uid and namespaces)"
+        )
     missing = [t for t in TOOLS if shutil.which(t) is None]
     if missing:
         return Support(False, f"missing tool(s): {', '.join(missing)} (util-linux)")
@@ -326,7 +332,12 @@ def resolve_paths(argv: list[str], base: str | None = None) -> list[str]:
     base = base or os.getcwd()
     out = []
     for arg in argv:
-        if arg and not arg.startswith("-") and not os.path.isabs(arg) and os.path.exists(os.path.join(base, arg)):
+        if (
+            arg
+            and not arg.startswith("-")
+            and not os.path.isabs(arg)
+            and os.path.exists(os.path.join(base, arg))
+        ):
             arg = os.path.join(base, arg)
         out.append(arg)
     return out
@@ -346,7 +357,9 @@ def sandbox_for(limits: SandboxLimits, server: object | None = None) -> bool:
     support = probe()
     problem = support.problem
     if support.usable and server is not None and getattr(server, "unix_path", None) is None:
-        problem = "the game server has no Unix socket for sandboxed bots (start it with unix_path=...)"
+        problem = (
+            "the game server has no Unix socket for sandboxed bots (start it with unix_path=...)"
+        )
     if not problem:
         return True
     if limits.allow_unsandboxed:

@@ -57,9 +57,13 @@ class SandboxLimits:
         for name, (low, high) in _BOUNDS.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ValueError(f"sandbox limit {name} must be an integer in {low}..{high}, not {value!r}")
+                raise ValueError(
+                    f"sandbox limit {name} must be an integer in {low}..{high}, not {value!r}"
+                )
         if not isinstance(self.allow_unsandboxed, bool):
-            raise ValueError(f"sandbox allow_unsandboxed must be true or false, not {self.allow_unsandboxed!r}")
+            raise ValueError(
+                f"sandbox allow_unsandboxed must be true or false, not {self.allow_unsandboxed!r}"
+            )
 
     def rlimits(self) -> dict[str, int]:
         """``prlimit(1)`` options (``--as=BYTES`` ...) for these limits."""
@@ -82,7 +86,10 @@ class SandboxLimits:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"unknown sandbox setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            raise ValueError(
+                f"unknown sandbox setting(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known))}"
+            )
         return cls(**data)
 
 
