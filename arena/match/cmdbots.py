@@ -44,6 +44,7 @@ from arena.sandbox import (
     sandbox_for,
     socket_folder,
 )
+from arena.sandbox.launch import usage_of
 from bots.base import Bot, BotSpecError
 
 if TYPE_CHECKING:  # the server (grpc) is imported only when a match has command bots
@@ -88,6 +89,7 @@ class BotProcess:
         self.returncode: int | None = None
         self.usage: tuple[float, int] | None = None
         """(CPU ms, peak resident KiB) of the program and its descendants, once reaped."""
+        self._usage_before_kill: tuple[float, int] = (0.0, 0)
         try:
             self.proc = subprocess.Popen(
                 launch.argv if launch is not None else argv,
@@ -114,11 +116,12 @@ class BotProcess:
         code = os.waitstatus_to_exitcode(status)
         if rusage is not None:
             cpu_ms = (rusage.ru_utime + rusage.ru_stime) * 1000
-            self.usage = (cpu_ms, int(rusage.ru_maxrss))
+            cpu_before, peak_before = self._usage_before_kill
+            self.usage = (max(cpu_ms, cpu_before), max(int(rusage.ru_maxrss), peak_before))
         self.proc.returncode = code
         self.returncode = code
         if self.launch is not None:
-            self.launch.cleanup()  # the namespace, its tmpfs and every process in it are gone
+            self.launch.finish()  # no process of its uid left; workdir removed, uid freed
         self.exited.set()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -175,6 +178,10 @@ class BotProcess:
             with suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGTERM)
             if not self.wait(1.0):
+                if self.launch is not None:  # the namespace's process 1 first: the kernel
+                    self._usage_before_kill = usage_of(self.launch.uid)
+                    self.launch.kill_namespace(self.proc.pid)  # then ends all of it
+                    self.wait(1.0)
                 with suppress(ProcessLookupError, PermissionError):
                     os.killpg(self.proc.pid, signal.SIGKILL)
                 self.wait(5.0)
@@ -356,6 +363,7 @@ def open_bots(
             }
             full = [*argv, "--address", address, "--credential", credential]
             if sandboxed:
+                _check_executable(specs[seat_no], full[0])  # the sandbox itself always starts
                 launch = Launch.prepare(resolve_paths(full), seat_env, limits)
                 process = BotProcess(seat_no, specs[seat_no], full, {}, launch)
             else:
@@ -379,6 +387,15 @@ def open_bots(
             server.stop(grace_s=0.0)
         if socket_dir is not None:
             shutil.rmtree(socket_dir, ignore_errors=True)
+
+
+def _check_executable(spec: str, program: str) -> None:
+    """BotSpecError (as Popen would fail) unless ``program`` is an executable file."""
+    path = program if os.sep in program else shutil.which(program)
+    if path is None or not os.path.isfile(path):
+        raise BotSpecError(f"{spec!r}: cannot start {program!r}: No such file or directory")
+    if not os.access(path, os.X_OK):
+        raise BotSpecError(f"{spec!r}: cannot start {program!r}: Permission denied")
 
 
 def _watch_exit(process: BotProcess, seat: RemoteSeat) -> None:

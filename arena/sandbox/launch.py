@@ -27,10 +27,14 @@ import logging
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -312,6 +316,32 @@ class Launch:
     def __exit__(self, *exc: object) -> None:
         self.cleanup()
 
+    def kill_namespace(self, unshare_pid: int) -> None:
+        """SIGKILL the namespace's process 1 (the child of ``unshare``): the kernel kills
+        every other process in it, and ``unshare`` reaps it and exits."""
+        try:
+            text = Path(f"/proc/{unshare_pid}/task/{unshare_pid}/children").read_text()
+        except OSError:
+            return
+        for pid in text.split():
+            with suppress(ProcessLookupError, PermissionError):
+                os.kill(int(pid), signal.SIGKILL)
+
+    def finish(self, timeout_s: float = 5.0) -> None:
+        """After the bot's process was reaped: wait until no process of its uid is left
+        (``unshare`` may die before its namespace is torn down), then :meth:`cleanup`."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = live_processes_of(self.uid)
+            if not left or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        if left:
+            log.error(
+                "sandbox uid %s: processes %s still alive after the bot ended", self.uid, left
+            )
+        self.cleanup()
+
     def cleanup(self) -> None:
         """Remove the (host-side, normally empty) workdir and free the uid. Call after
         the bot's process has been reaped: its namespace and tmpfs are gone by then."""
@@ -322,6 +352,46 @@ class Launch:
         except OSError:
             shutil.rmtree(self.workdir, ignore_errors=True)
         self.lease.release()
+
+
+def _statuses_of(uid: int) -> Iterator[tuple[int, dict[str, str]]]:
+    """(pid, ``/proc/PID/status`` fields) of every process whose real uid is ``uid``."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            yield int(entry), fields
+
+
+def live_processes_of(uid: int) -> list[int]:
+    """Pids of the processes of ``uid`` that are not zombies."""
+    return [
+        pid
+        for pid, fields in _statuses_of(uid)
+        if not fields.get("State", "").strip().startswith(("Z", "X"))
+    ]
+
+
+TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+
+
+def usage_of(uid: int) -> tuple[float, int]:
+    """(CPU ms, largest peak resident KiB) of the live processes of ``uid``, from
+    ``/proc``: what a bot used so far, read before the arena kills it (``wait4`` does
+    not count the processes the kernel reaps when a namespace is torn down)."""
+    cpu_ticks, peak_kb = 0, 0
+    for pid, fields in _statuses_of(uid):
+        with suppress(OSError, ValueError, IndexError):
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu_ticks += sum(int(stat[k]) for k in (11, 12, 13, 14))  # utime stime cutime cstime
+        with suppress(ValueError, IndexError):
+            peak_kb = max(peak_kb, int(fields.get("VmHWM", "0 kB").split()[0]))
+    return cpu_ticks * 1000 / TICKS_PER_S, peak_kb
 
 
 def resolve_paths(argv: list[str], base: str | None = None) -> list[str]:
@@ -393,10 +463,12 @@ __all__ = [
     "SandboxUnavailable",
     "Support",
     "UidLease",
+    "live_processes_of",
     "probe",
     "resolve_paths",
     "sandbox_for",
     "sandbox_root",
     "socket_folder",
+    "usage_of",
     "warn_unsandboxed",
 ]
