@@ -65,7 +65,9 @@ class _Decision:
 class Watchdog:
     """Deadlines of the decisions in progress (one per thread), enforced by one thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, stuck_grace_s: float = STUCK_GRACE_S) -> None:
+        self.stuck_grace_s = stuck_grace_s
+        """How long past its deadline a decision may run before the process is "stuck"."""
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._decisions: dict[int, _Decision] = {}
@@ -82,6 +84,11 @@ class Watchdog:
                 self._thread.start()
             else:
                 self._wake.notify()
+
+    def pending(self) -> int:
+        """How many decisions are in progress (a test's check that none is left over)."""
+        with self._lock:
+            return len(self._decisions)
 
     def stop(self) -> None:
         """The decision of this thread is over; a DecisionTimeout not yet raised is withdrawn."""
@@ -105,7 +112,7 @@ class Watchdog:
                         d.fired = True
                         d.last_fired = now
                         _raise_in(d.thread_id, DecisionTimeout)
-                    if not d.stuck_reported and now >= d.deadline + STUCK_GRACE_S:
+                    if not d.stuck_reported and now >= d.deadline + self.stuck_grace_s:
                         d.stuck_reported = True
                         self._stuck(d)
                 self._wake.wait(POLL_S)
@@ -113,7 +120,7 @@ class Watchdog:
     def _stuck(self, decision: _Decision) -> None:
         why = (
             f"an in-process bot's decision (thread {decision.thread_id}) is still running "
-            f"{STUCK_GRACE_S:.0f} s past its deadline: it does not return to the interpreter"
+            f"{self.stuck_grace_s:g} s past its deadline: it does not return to the interpreter"
         )
         log.error("%s", why)
         handler = self.on_stuck
@@ -125,20 +132,20 @@ WATCHDOG = Watchdog()
 """The process's watchdog."""
 
 
-def clocked(decide: Callable[[], T], limit_s: float) -> T:
+def clocked(decide: Callable[[], T], limit_s: float, watchdog: Watchdog = WATCHDOG) -> T:
     """``decide()`` in this thread, stopped by DecisionTimeout after ``limit_s``.
 
     The deadline is withdrawn whatever happens, even when the DecisionTimeout arrives
     while it is being withdrawn (an asynchronous exception can land between any two
     bytecodes), so no stale deadline outlives the decision.
     """
-    WATCHDOG.start(limit_s)
+    watchdog.start(limit_s)
     try:
         return decide()
     finally:
         while True:
             try:
-                WATCHDOG.stop()
+                watchdog.stop()
                 break
             except DecisionTimeout:
                 continue
