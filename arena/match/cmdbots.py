@@ -42,7 +42,7 @@ from arena.sandbox import (
     SandboxLimits,
     resolve_paths,
     sandbox_for,
-    socket_folder,
+    socket_path,
 )
 from arena.sandbox.launch import usage_of
 from bots.base import Bot, BotSpecError
@@ -314,9 +314,10 @@ def open_bots(
 
     ``build(seat, spec)`` makes the in-process bots (default :func:`arena.match.specs.make_bot`);
     ``names`` label the seats in the record (default: the specs); ``server`` reuses a
-    running GameServer instead of starting one (started with a ``unix_path`` if its
-    programs are to be sandboxed). Programs run in the sandbox under ``sandbox``
-    (default :data:`arena.sandbox.DEFAULT_LIMITS`); where the machine cannot sandbox,
+    running GameServer instead of starting one (started with
+    ``unix_path=arena.sandbox.socket_path()``, so that sandboxed programs reach it).
+    Programs run in the sandbox under ``sandbox`` (default
+    :data:`arena.sandbox.DEFAULT_LIMITS`); where the machine cannot sandbox,
     :class:`arena.sandbox.SandboxUnavailable` unless the limits allow running unsandboxed.
     ``trusted``: the programs are the arena's own (``arena bench sandbox`` compares the
     two ways): run them unsandboxed, as the arena's user, without a warning.
@@ -338,18 +339,9 @@ def open_bots(
     from arena.server.seats import RemoteSeat
 
     owned = server is None
-    socket_dir: str | None = None
     if server is None:
         server = GameServer(server_config or ServerConfig())
-        unix_path = None
-        if sandboxed:
-            socket_dir = socket_folder()
-            unix_path = os.path.join(socket_dir, "game.sock")
-        server.start("127.0.0.1", 0, unix_path=unix_path)
-        if unix_path is not None:
-            os.chmod(
-                unix_path, 0o666
-            )  # the bots' private uids connect; a credential is still needed
+        server.start("127.0.0.1", 0, unix_path=socket_path() if sandboxed else None)
     address = f"unix:{server.unix_path}" if sandboxed else server.address
     session: BotSession | None = None
     try:
@@ -388,8 +380,6 @@ def open_bots(
     finally:
         if owned:
             server.stop(grace_s=0.0)
-        if socket_dir is not None:
-            shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 def _check_executable(spec: str, program: str) -> None:

@@ -71,7 +71,7 @@ from arena.sandbox.launch import (
     resolve_paths,
     sandbox_for,
     sandbox_root,
-    socket_folder,
+    socket_path,
     warn_unsandboxed,
 )
 from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
@@ -89,6 +89,6 @@ __all__ = [
     "resolve_paths",
     "sandbox_for",
     "sandbox_root",
-    "socket_folder",
+    "socket_path",
     "warn_unsandboxed",
 ]

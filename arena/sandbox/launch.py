@@ -25,6 +25,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import secrets
 import shlex
 import shutil
 import signal
@@ -61,15 +62,45 @@ SETUP = r"""set -e
 W=$1; U=$2; DISK=$3; shift 3
 mount -t tmpfs -o "size=${DISK}m,mode=0700,uid=$U,gid=$U,nosuid,nodev" menagerie-bot "$W"
 mkdir -m 1777 "$W/.tmp"
-for d in /tmp /var/tmp /dev/shm /run/lock; do
+{stage}for d in /tmp /var/tmp /dev/shm /run/lock; do
   if [ -d "$d" ]; then mount --bind "$W/.tmp" "$d"; fi
 done
-{expose}mount -o remount,bind,ro /
+{unstage}{expose}mount -o remount,bind,ro /
 cd "$W"
 exec "$@"
 """
 """Runs as root in the bot's new mount namespace (nothing it does is seen outside).
-``{expose}`` becomes the lines of :func:`expose_lines`."""
+``{expose}`` becomes the lines of :func:`expose_lines`, ``{stage}`` and ``{unstage}``
+those of :func:`private_place_lines`."""
+
+PRIVATE_PLACES = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+"""Where a bot sees folders of its own instead of the host's."""
+
+
+def private_place_lines(argv: list[str]) -> tuple[str, str]:
+    """Shell lines that keep the files named by absolute arguments under the
+    :data:`PRIVATE_PLACES` (a bot's files in a test's ``/tmp`` folder, a ladder home
+    there) visible, read-only, at the same path: bound aside before the private folders
+    cover them, moved back after."""
+    stage, unstage = [], []
+    for k, arg in enumerate(dict.fromkeys(argv)):
+        if not (os.path.isabs(arg) and os.path.exists(arg)):
+            continue
+        real = os.path.realpath(arg)
+        if not any(real == p or real.startswith(p + "/") for p in PRIVATE_PLACES):
+            continue
+        aside, place = f'"$W/.arg{k}"', shlex.quote(real)
+        make = "mkdir -p" if os.path.isdir(real) else "touch"
+        stage += [f"{make} {aside}", f"mount --bind {place} {aside}"]
+        parent = shlex.quote(os.path.dirname(real))
+        unstage += [
+            f"mkdir -p {parent}",
+            f"{make} {place}",
+            f"mount --move {aside} {place}",
+            f"mount -o remount,bind,ro {place}",
+            f"rm -rf {aside}",
+        ]
+    return "".join(ln + "\n" for ln in stage), "".join(ln + "\n" for ln in unstage)
 
 
 def hidden_parents(paths: list[str]) -> dict[str, set[str]]:
@@ -111,6 +142,13 @@ def expose_lines(hidden: dict[str, set[str]]) -> str:
             f"rmdir {stage}",
         ]
     return "".join(line + "\n" for line in lines)
+
+
+def setup_script(argv: list[str]) -> str:
+    """:data:`SETUP` for a bot started with ``argv``."""
+    stage, unstage = private_place_lines(argv)
+    expose = expose_lines(hidden_parents(interpreter_paths()))
+    return SETUP.replace("{stage}", stage).replace("{unstage}", unstage).replace("{expose}", expose)
 
 
 def interpreter_paths() -> list[str]:
@@ -278,7 +316,7 @@ class Launch:
             "--",
             "/bin/sh",
             "-c",
-            SETUP.replace("{expose}", expose_lines(hidden_parents(interpreter_paths()))),
+            setup_script(argv),
             "setup",
             str(workdir),
             str(uid),
@@ -413,11 +451,13 @@ def resolve_paths(argv: list[str], base: str | None = None) -> list[str]:
     return out
 
 
-def socket_folder() -> str:
-    """A new folder (mode 0711) for a game server's Unix socket, in the sandbox folder."""
-    folder = tempfile.mkdtemp(prefix="srv-", dir=sandbox_root())
-    os.chmod(folder, 0o711)
-    return folder
+def socket_path() -> str | None:
+    """A fresh path for a game server's Unix socket, which sandboxed bots reach (None
+    where the machine cannot sandbox): in the sandbox folder, which nobody else may
+    list, under a random name. ``GameServer.start(unix_path=...)`` listens there."""
+    if not probe().usable:
+        return None
+    return str(sandbox_root() / f"srv-{secrets.token_hex(8)}.sock")
 
 
 def sandbox_for(limits: SandboxLimits, server: object | None = None) -> bool:
@@ -468,7 +508,7 @@ __all__ = [
     "resolve_paths",
     "sandbox_for",
     "sandbox_root",
-    "socket_folder",
+    "socket_path",
     "usage_of",
     "warn_unsandboxed",
 ]

@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import os
@@ -119,6 +120,8 @@ class GameServer:
             raise
         self.host = host
         self.unix_path = unix_path
+        if unix_path is not None:  # sandboxed bots run as other uids; a credential is still needed
+            os.chmod(unix_path, 0o666)
         if self.config.gc_threshold is not None:
             gc.freeze()
             gc.set_threshold(*self.config.gc_threshold)
@@ -190,6 +193,9 @@ class GameServer:
         if self._loop_thread is not None:
             self._loop_thread.join(10)
         self._loop.close()
+        if self.unix_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.unix_path)
         self.stopped.set()
         return aborted
 

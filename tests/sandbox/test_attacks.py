@@ -25,7 +25,7 @@ import pytest
 from arena.match.cmdbots import open_bots
 from arena.match.records import verify_record
 from arena.match.runner import MatchConfig, MatchSpec
-from arena.sandbox import SandboxLimits, probe, sandbox_root
+from arena.sandbox import SandboxLimits, probe, socket_path
 from tests.procs import processes_of
 from tests.sandbox.attacker import SECRET
 
@@ -50,11 +50,8 @@ def play(
     must show, returns (record, the attacker's BotProcess)."""
     from arena.server.app import GameServer
 
-    folder = tempfile.mkdtemp(dir=sandbox_root())
-    os.chmod(folder, 0o711)
     server = GameServer()
-    server.start("127.0.0.1", 0, unix_path=os.path.join(folder, "s"))
-    os.chmod(os.path.join(folder, "s"), 0o666)
+    server.start("127.0.0.1", 0, unix_path=socket_path())
     try:
         specs = [f"{ATTACKER} --mode {mode} --server-port {server.port} {extra}", "random"]
         config = MatchConfig(move_ms=move_ms)
@@ -63,9 +60,7 @@ def play(
             (bot,) = session.processes
     finally:
         server.stop(grace_s=0.0)
-        for name in os.listdir(folder):
-            os.unlink(os.path.join(folder, name))
-        os.rmdir(folder)
+    assert server.unix_path is not None and not os.path.exists(server.unix_path)
     assert verify_record(record).ok, "the match finished and replays"
     assert bot.exited.is_set(), "the bot's process is reaped"
     assert bot.launch is not None
