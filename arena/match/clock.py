@@ -27,6 +27,7 @@ from typing import TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+A = TypeVar("A")
 
 POLL_S = 0.02
 """How often the watchdog looks at the decision in progress (it sleeps when there is none)."""
@@ -69,21 +70,24 @@ class Watchdog:
         self.stuck_grace_s = stuck_grace_s
         """How long past its deadline a decision may run before the process is "stuck"."""
         self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
+        self._wake = threading.Event()
+        self._idle = False
         self._decisions: dict[int, _Decision] = {}
         self._thread: threading.Thread | None = None
         self.on_stuck: Callable[[str], None] | None = None
 
     def start(self, limit_s: float) -> None:
-        """A decision of at most ``limit_s`` begins in this thread."""
+        """A decision of at most ``limit_s`` begins in this thread (cheap: a lock and a
+        dict entry; the watchdog is woken only when it sleeps for lack of decisions)."""
         ident = threading.get_ident()
+        decision = _Decision(ident, time.monotonic() + limit_s)
         with self._lock:
-            self._decisions[ident] = _Decision(ident, time.monotonic() + limit_s)
+            self._decisions[ident] = decision
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="arena-clock", daemon=True)
                 self._thread.start()
-            else:
-                self._wake.notify()
+        if self._idle:
+            self._wake.set()
 
     def pending(self) -> int:
         """How many decisions are in progress (a test's check that none is left over)."""
@@ -100,10 +104,16 @@ class Watchdog:
 
     def _run(self) -> None:
         while True:
+            self._idle = True  # before looking: a start() from now on wakes us
             with self._lock:
-                if not self._decisions:
-                    self._wake.wait()
-                    continue
+                empty = not self._decisions
+            if empty:
+                self._wake.wait()
+                self._wake.clear()
+                self._idle = False
+                continue
+            self._idle = False
+            with self._lock:
                 now = time.monotonic()
                 for d in list(self._decisions.values()):
                     if now < d.deadline:
@@ -115,7 +125,7 @@ class Watchdog:
                     if not d.stuck_reported and now >= d.deadline + self.stuck_grace_s:
                         d.stuck_reported = True
                         self._stuck(d)
-                self._wake.wait(POLL_S)
+            time.sleep(POLL_S)
 
     def _stuck(self, decision: _Decision) -> None:
         why = (
@@ -132,8 +142,8 @@ WATCHDOG = Watchdog()
 """The process's watchdog."""
 
 
-def clocked(decide: Callable[[], T], limit_s: float, watchdog: Watchdog = WATCHDOG) -> T:
-    """``decide()`` in this thread, stopped by DecisionTimeout after ``limit_s``.
+def clocked(limit_s: float, decide: Callable[[A], T], arg: A, watchdog: Watchdog = WATCHDOG) -> T:
+    """``decide(arg)`` in this thread, stopped by DecisionTimeout after ``limit_s``.
 
     The deadline is withdrawn whatever happens, even when the DecisionTimeout arrives
     while it is being withdrawn (an asynchronous exception can land between any two
@@ -141,7 +151,7 @@ def clocked(decide: Callable[[], T], limit_s: float, watchdog: Watchdog = WATCHD
     """
     watchdog.start(limit_s)
     try:
-        return decide()
+        return decide(arg)
     finally:
         while True:
             try:

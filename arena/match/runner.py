@@ -232,7 +232,7 @@ def ask(bot: Bot, turn: Turn, config: MatchConfig) -> Answer:
     t0 = time.perf_counter()
     c0 = time.thread_time()
     try:
-        choice = clocked(lambda: bot.choose(turn), limit_s)
+        choice = clocked(limit_s, bot.choose, turn)
     except DecisionTimeout:
         ms, cpu = _elapsed(t0, c0)
         reason = f"stopped by the arena after {ms:.1f} ms (limit {limit_s * 1000:.0f} ms)"
@@ -244,7 +244,7 @@ def ask(bot: Bot, turn: Turn, config: MatchConfig) -> Answer:
         ms, cpu = _elapsed(t0, c0)
         return Answer(legal[0], ms, ("crash", f"{type(exc).__name__}: {exc}"), cpu)
     ms, cpu = _elapsed(t0, c0)
-    return judge(choice, ms, legal, config)._replace(cpu_ms=cpu)
+    return judge(choice, ms, legal, config, cpu)
 
 
 def _elapsed(t0: float, c0: float) -> tuple[float, float]:
@@ -252,20 +252,27 @@ def _elapsed(t0: float, c0: float) -> tuple[float, float]:
     return (time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000
 
 
-def judge(choice: object, ms: float, legal: list[Action], config: MatchConfig) -> Answer:
+def judge(
+    choice: object,
+    ms: float,
+    legal: list[Action],
+    config: MatchConfig,
+    cpu_ms: float | None = None,
+) -> Answer:
     """The Answer for a bot's ``choice`` made in ``ms`` (illegal or late: an event)."""
     action = resolve_choice(choice, legal)
     if isinstance(action, str):
-        return Answer(legal[0], ms, ("illegal", action))
-    return timed(action, ms, config)
+        return Answer(legal[0], ms, ("illegal", action), cpu_ms)
+    return timed(action, ms, config, cpu_ms)
 
 
-def timed(action: Action, ms: float, config: MatchConfig) -> Answer:
+def timed(action: Action, ms: float, config: MatchConfig, cpu_ms: float | None = None) -> Answer:
     """The Answer of a legal ``action`` chosen in ``ms``: a timeout event if that is
     beyond the move clock (the move is played all the same)."""
     if config.move_ms is not None and ms > config.move_ms:
-        return Answer(action, ms, ("timeout", f"took {ms:.1f} ms of {config.move_ms:.0f} ms"))
-    return Answer(action, ms, None)
+        reason = f"took {ms:.1f} ms of {config.move_ms:.0f} ms"
+        return Answer(action, ms, ("timeout", reason), cpu_ms)
+    return Answer(action, ms, None, cpu_ms)
 
 
 def resolve_choice(choice: object, legal: list[Action]) -> Action | str:

@@ -53,7 +53,7 @@ def test_no_deadline_outlives_its_decision() -> None:
 
     for i in range(300):
         try:
-            clocked(lambda i=i: spin(200 * (i % 50)), 0.0002, watchdog)
+            clocked(0.0002, spin, 200 * (i % 50), watchdog)
             outcomes["returned"] += 1
         except DecisionTimeout:
             outcomes["stopped"] += 1
@@ -70,7 +70,7 @@ def test_a_decision_that_cannot_be_stopped_calls_the_stuck_handler() -> None:
 
     def decide() -> None:
         try:
-            clocked(lambda: time.sleep(1.0), 0.05, watchdog)  # in C: DecisionTimeout waits
+            clocked(0.05, time.sleep, 1.0, watchdog)  # in C: DecisionTimeout waits
         except DecisionTimeout as exc:
             raised.append(exc)
 
