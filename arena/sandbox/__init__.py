@@ -55,7 +55,16 @@ then they run as before, as the arena's user, after a loud warning. ``py:`` and
 reference bots run inside the arena's process and are trusted code; the sandbox does
 not apply to them.
 
-Not covered: CPU share between bots running at once (a bot may use all of its cores
+What a bot still sees, read-only: the host's file system as any unprivileged user would
+(world-readable files; keep the arena's data 0600/0700, as the ladder database and
+tokens should be), the interpreter's installation even under a closed folder such as
+``/root/.pyenv`` (shown alone, :func:`arena.sandbox.launch.hidden_parents`), and files
+named by absolute arguments of its command line that live under ``/tmp`` (a ladder home
+or a test's folder there: :func:`arena.sandbox.launch.private_place_lines`).
+
+Not covered: a world-writable Unix socket of a host service outside ``/tmp`` (a system
+D-Bus, a container runtime's socket: keep them closed to other users), CPU share between
+bots running at once (a bot may use all of its cores
 until its move clock or RLIMIT_CPU stops it; cgroups would divide them), and memory of
 tmpfs files (counted against ``disk_mb``, not RLIMIT_AS).
 """
