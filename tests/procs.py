@@ -40,3 +40,21 @@ def unreaped_child(pid: int) -> ProcStat | None:
     """``pid``, if it is still a child of this process (running, or a zombie not reaped)."""
     stat = proc_stat(pid)
     return stat if stat is not None and stat.ppid == os.getpid() else None
+
+
+def processes_of(uid: int) -> list[int]:
+    """The pids of every process (a zombie too) whose real uid is ``uid``."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        for line in status.splitlines():
+            if line.startswith("Uid:"):
+                if int(line.split()[1]) == uid:
+                    pids.append(int(entry))
+                break
+    return pids

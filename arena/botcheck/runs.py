@@ -201,6 +201,7 @@ def close_game(command: str, game: str, run: Run, config: CheckConfig) -> Run:
     """A game interrupted by a server close (``run.close``) after the bot's first move."""
     import grpc
 
+    from arena.sandbox import socket_path
     from arena.server.app import GameServer
     from arena.server.hub import drive
 
@@ -209,7 +210,7 @@ def close_game(command: str, game: str, run: Run, config: CheckConfig) -> Run:
     spec = MatchSpec(game, players, run.seed)
     match = MatchConfig(move_ms=config.move_ms, on_failure="random")
     server = GameServer(_server_config(config))
-    server.start("127.0.0.1", 0)
+    server.start("127.0.0.1", 0, unix_path=socket_path())  # sandboxed bots reach it
     stopper: threading.Thread | None = None
     process: BotProcess | None = None
     try:
@@ -297,6 +298,7 @@ def check_bot(
     progress: Progress | None = None,
 ) -> Report:
     """Run the conformance checks of the bot program ``command`` on ``games``."""
+    from arena.sandbox import socket_path
     from arena.server.app import GameServer
 
     config = config or CheckConfig()
@@ -310,7 +312,7 @@ def check_bot(
     if unknown:
         raise UserError(f"unknown game(s) {', '.join(unknown)}; registered: {', '.join(GAMES)}")
     server = GameServer(_server_config(config))
-    server.start("127.0.0.1", 0)
+    server.start("127.0.0.1", 0, unix_path=socket_path())  # sandboxed bots reach it
     try:
         reports = [check_game(text, g, config, server, progress) for g in chosen]
     finally:

@@ -1,4 +1,4 @@
-"""``arena bench engine|grpc|arena|strength|ladder|ratings``: the benchmarks (``--json``
+"""``arena bench engine|grpc|arena|strength|ladder|ratings|sandbox``: the benchmarks (``--json``
 for machines).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
@@ -137,3 +137,15 @@ def bench_ratings_cmd(
     if reps < 1:
         raise UserError("--reps must be >= 1")
     run_ratings_bench(reps, seed, sprt, as_json)
+def bench_sandbox_cmd(
+    repeats: Annotated[int, typer.Option("--repeats", help="Start-ups timed each way.")] = 10,
+    games: Annotated[int, typer.Option("--games", help="Matches played each way.")] = 4,
+    game: Annotated[str, typer.Option("--game", help="Game of the matches.")] = "zooloretto_mini",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Start-up and per-move cost of a sandboxed command bot against an unsandboxed one."""
+    from arena.bench.sandbox import run_sandbox_bench
+
+    if repeats < 1 or games < 1:
+        raise UserError("--repeats and --games must be >= 1")
+    run_sandbox_bench(repeats, games, game, as_json)

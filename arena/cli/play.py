@@ -15,6 +15,7 @@ from arena.match.cmdbots import open_bots
 from arena.match.records import RecordError, scan_records, verify_record, write_record
 from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec
 from arena.match.specs import split_bots
+from arena.sandbox.limits import SandboxLimits
 from engine import CHANCE, GAMES, Action, State, get_game
 from engine.core import JSON
 
@@ -91,9 +92,27 @@ def play_cmd(
     on_failure: Annotated[
         str, typer.Option("--on-failure", help="forfeit | random: policy for bad moves.")
     ] = "forfeit",
+    allow_unsandboxed: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unsandboxed",
+            help="Where the machine cannot sandbox cmd: bots, run them anyway (as your user).",
+        ),
+    ] = False,
 ) -> None:
     """Play one game between bots and print the result."""
-    play_one(game, bots, players, seed, parse_options(options), record, show, move_ms, on_failure)
+    play_one(
+        game,
+        bots,
+        players,
+        seed,
+        parse_options(options),
+        record,
+        show,
+        move_ms,
+        on_failure,
+        SandboxLimits(allow_unsandboxed=allow_unsandboxed),
+    )
 
 
 @user_errors
@@ -157,6 +176,7 @@ def play_one(
     show: str | None,
     move_ms: float | None,
     on_failure: str,
+    sandbox: SandboxLimits | None = None,
 ) -> dict[str, Any]:
     game = get_game(game_id)
     specs = split_bots(bots)
@@ -182,7 +202,7 @@ def play_one(
     if do_show:
         print(game.new_game(num_players, options).render(seat))
     # cmd: bots run as programs connected to an embedded game server (arena.match.cmdbots).
-    with open_bots(specs, spec, MatchConfig(move_ms, policy)) as session:
+    with open_bots(specs, spec, MatchConfig(move_ms, policy), sandbox=sandbox) as session:
         record = session.play(on_step if do_show else None)
     print_summary(record)
     if record_path is not None:

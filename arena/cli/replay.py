@@ -143,7 +143,8 @@ def stats_cmd(
     tracking_uri: Annotated[str | None, typer.Option("--tracking-uri", help=TRACKING_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Per-bot statistics: mean score by category, move-time percentiles, failures by kind."""
+    """Per-bot statistics: mean score by category, move-time percentiles, failures by kind,
+    CPU time per game and peak memory."""
     from arena.replay.analysis import bot_stats, filter_games, stats_tables
     from arena.replay.sources import load_verified
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -95,6 +96,13 @@ def tournament_cmd(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    allow_unsandboxed: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unsandboxed",
+            help="Where the machine cannot sandbox cmd: bots, run them anyway (as your user).",
+        ),
+    ] = False,
 ) -> None:
     """Run a round-robin tournament (or a --gauntlet) on Ray; every game journaled, rated,
     tracked in MLflow.
@@ -136,6 +144,8 @@ def tournament_cmd(
         cfg = load_config(config, overrides)
         if resume and not (cfg.out_dir() / "journal.jsonl").exists():
             raise UserError(f"nothing to resume: {cfg.out_dir()} has no journal.jsonl")
+    if allow_unsandboxed:
+        cfg = cfg.model_copy(update={"sandbox": replace(cfg.sandbox, allow_unsandboxed=True)})
     try:
         result = run_tournament(cfg, quiet=quiet, progress=False if no_progress else None)
     except KeyboardInterrupt:

@@ -17,20 +17,22 @@ A match's ``record_location`` is ``<records.jsonl>#<game id>``; ``arena replay
 **Specs.** A version submitted as a spec (``random``, ``ismcts:iterations=50``,
 ``py:module:Class``, ``cmd:...``) plays as that spec, exactly as in a tournament. A
 submitted archive plays as a ``cmd:`` bot whose program is :mod:`arena.ladder.launch`:
-in the worker that plays the match it unpacks the archive into the cache keyed by its
-hash (once; :meth:`arena.ladder.submission.Archives.unpack`) and runs the entry command
-from there. Until the sandbox lands (issue "Sandbox"), a hosted program runs as every
-``cmd:`` bot does today: as the arena's user, in its own process group. On a Ray cluster
+the arena unpacks the archive into the cache keyed by its hash when it makes the spec
+(once; :meth:`arena.ladder.submission.Archives.unpack`), and the program, in the sandbox
+of every ``cmd:`` bot (``arena.sandbox``: it can read the cache, not write it), runs the
+entry command from there. On a Ray cluster
 the ladder home must be on storage every node sees.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.ladder.errors import SubmissionError
 from arena.ladder.submission import Archives
 from arena.ladder.views import VersionInfo
 
@@ -114,4 +116,8 @@ def hosted_spec(version: VersionInfo, archives: Archives) -> str:
         return version.spec
     if version.archive_sha256 is None or not version.entry:
         raise ValueError(f"{version.label} has neither a spec nor an archive with an entry")
+    # Unpacked here, by the arena: in the sandbox the program cannot write the cache. A
+    # bad archive is left for the program to report, with the match.
+    with contextlib.suppress(SubmissionError):
+        archives.unpack(version.archive_sha256)
     return "cmd:" + archive_command(archives, version.archive_sha256, version.entry)

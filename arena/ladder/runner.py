@@ -64,6 +64,7 @@ from arena.ladder.submission import Archives
 from arena.ladder.tracking import EXPERIMENT, LadderTracker
 from arena.ladder.validation import validate_version
 from arena.ladder.views import CommitOutcome, LadderInfo, LeaseInfo, MatchInfo, VersionInfo
+from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from arena.tournament.journal import Journal
 from arena.tournament.ratings import GameSummary, Point
 from arena.tournament.ray_runner import (
@@ -151,6 +152,8 @@ class RunnerConfig:
     metric_every: int = METRIC_EVERY
     idle_s: float = IDLE_S
     validate_every_s: float = VALIDATE_EVERY_S
+    sandbox: SandboxLimits = DEFAULT_LIMITS
+    """Limits of the sandbox the ladder's command bots run in (``arena.sandbox``)."""
 
 
 @dataclass
@@ -310,6 +313,7 @@ class LadderRunner:
             f"ladder:{info.name}",
             float(info.move_ms) if info.move_ms else None,
             "random" if info.failure_policy == "random" else "forfeit",
+            self.config.sandbox,
         )
         self.lease = self._acquire()
         renewer = _Renewer(self, self.config.lease_ttl_s)

@@ -313,6 +313,7 @@ def unpack(
                 tar.extractall(tmp, filter="data")
             except tarfile.FilterError as exc:
                 raise SubmissionError(f"archive {sha256[:12]}: unsafe entry: {exc}") from None
+        os.chmod(tmp, 0o755)  # readable by the sandboxed bot's own uid (mkdtemp: 0700)
         try:
             os.rename(tmp, target)
         except OSError:

@@ -25,6 +25,7 @@ killed. Every program is killed and reaped when the match ends, whatever happens
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -33,8 +34,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
-from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match
+from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match, seat_usage
 from arena.match.specs import command_argv, is_cmd, make_bot
+from arena.sandbox import (
+    DEFAULT_LIMITS,
+    Launch,
+    SandboxLimits,
+    resolve_paths,
+    sandbox_for,
+    socket_path,
+)
+from arena.sandbox.launch import usage_of
 from bots.base import Bot, BotSpecError
 
 if TYPE_CHECKING:  # the server (grpc) is imported only when a match has command bots
@@ -51,29 +61,72 @@ EXIT_GRACE_S = 2.0
 
 
 class BotProcess:
-    """One running command bot: its process, stderr tail and how it ended."""
+    """One running command bot: its process, stderr tail, how it ended, what it used.
 
-    def __init__(self, seat: int, spec: str, argv: list[str], env: dict[str, str]) -> None:
+    The process is reaped by one thread of its own (``os.wait4``, which also gives its
+    resource usage and that of every descendant it waited for); everything else waits on
+    :attr:`exited`, never on the Popen object, so nothing else can reap it first.
+    """
+
+    def __init__(
+        self,
+        seat: int,
+        spec: str,
+        argv: list[str],
+        env: dict[str, str],
+        launch: Launch | None = None,
+    ) -> None:
         self.seat = seat
         self.spec = spec
         self.argv = argv
+        self.launch = launch
+        """The sandbox this program runs in (None: unsandboxed, as the arena's user)."""
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
         self.killed_because = ""
         self._group_killed = False
+        self.exited = threading.Event()
+        self.returncode: int | None = None
+        self.usage: tuple[float, int] | None = None
+        """(CPU ms, peak resident KiB) of the program and its descendants, once reaped."""
+        self._usage_before_kill: tuple[float, int] = (0.0, 0)
         try:
             self.proc = subprocess.Popen(
-                argv,
+                launch.argv if launch is not None else argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
-                env=env,
+                env=launch.env if launch is not None else env,
                 start_new_session=True,
             )
         except OSError as exc:
+            if launch is not None:
+                launch.cleanup()
             raise BotSpecError(f"{spec!r}: cannot start {argv[0]!r}: {exc.strerror}") from None
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
+        self._reaper = threading.Thread(target=self._reap, daemon=True)
+        self._reaper.start()
+
+    def _reap(self) -> None:
+        try:
+            _pid, status, rusage = os.wait4(self.proc.pid, 0)
+        except ChildProcessError:  # reaped elsewhere: no status, no usage
+            status, rusage = 0, None
+        code = os.waitstatus_to_exitcode(status)
+        if rusage is not None:
+            cpu_ms = (rusage.ru_utime + rusage.ru_stime) * 1000
+            cpu_before, peak_before = self._usage_before_kill
+            self.usage = (max(cpu_ms, cpu_before), max(int(rusage.ru_maxrss), peak_before))
+        self.proc.returncode = code
+        self.returncode = code
+        if self.launch is not None:
+            self.launch.finish()  # no process of its uid left; workdir removed, uid freed
+        self.exited.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Whether the program has exited (and been reaped), waiting up to ``timeout`` s."""
+        return self.exited.wait(timeout)
 
     def _read_stderr(self) -> None:
         stream = self.proc.stderr
@@ -93,20 +146,20 @@ class BotProcess:
             return self._tail.decode("utf-8", "replace")
 
     def exit_info(self) -> str:
-        code = self.proc.poll()
+        code = self.returncode
         if code is None:
             return "the process is still running"
         if self.killed_because:
             return f"killed by the arena ({self.killed_because})"
         if code < 0:
             return f"the process died of signal {-code}"
+        if self.launch is not None and code > 128:  # the sandbox's shell reports a signal so
+            return f"the process died of signal {code - 128}"
         return f"the process exited with code {code}"
 
     def exit_detail(self) -> str:
         """How the process ended, waiting up to 1 s for it (its stream may close first)."""
-        with suppress(subprocess.TimeoutExpired):
-            self.proc.wait(1.0)
-        if self.proc.poll() is None:
+        if not self.wait(1.0):
             return ""
         self._reader.join(1.0)
         lines = self.tail().strip().splitlines()
@@ -116,18 +169,22 @@ class BotProcess:
     def kill(self, because: str) -> None:
         """Terminate the process group (SIGTERM, then SIGKILL after 1 s) and reap it.
 
-        Children that outlive the bot (same process group) are killed too, once.
+        Children that outlive the bot (same process group) are killed too, once. In the
+        sandbox, SIGKILL reaches the namespace's process 1, and with it every process
+        of the bot, whatever group it moved to.
         """
-        if self.proc.poll() is None:
+        if not self.exited.is_set():
             self.killed_because = because
             with suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(1.0)
-            except subprocess.TimeoutExpired:
+            if not self.wait(1.0):
+                if self.launch is not None:  # the namespace's process 1 first: the kernel
+                    self._usage_before_kill = usage_of(self.launch.uid)
+                    self.launch.kill_namespace(self.proc.pid)  # then ends all of it
+                    self.wait(1.0)
                 with suppress(ProcessLookupError, PermissionError):
                     os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5.0)
+                self.wait(5.0)
         if not self._group_killed:
             self._group_killed = True
             with suppress(ProcessLookupError, PermissionError):
@@ -135,6 +192,7 @@ class BotProcess:
 
     def reap(self) -> None:
         self._reader.join(2.0)
+        self.wait(5.0)
 
 
 class BotSession:
@@ -198,12 +256,14 @@ class BotSession:
             table.finish(record)
         deadline = time.monotonic() + EXIT_GRACE_S
         for p in self.processes:
-            with suppress(subprocess.TimeoutExpired):
-                p.proc.wait(max(0.0, deadline - time.monotonic()))
+            p.wait(max(0.0, deadline - time.monotonic()))
             p.kill("still running after the match")  # and whatever it left behind
         steps = len(record.get("steps", []))
+        usage = record.get("usage")
         for p in self.processes:
             p.reap()
+            if p.usage is not None and isinstance(usage, list) and p.seat < len(usage):
+                usage[p.seat] = seat_usage(p.seat, p.usage[0], p.usage[1])
             tail = p.tail().strip()
             if tail:
                 record.setdefault("events", []).append(
@@ -247,12 +307,20 @@ def open_bots(
     build: Callable[[int, str], Bot] | None = None,
     server: GameServer | None = None,
     server_config: ServerConfig | None = None,
+    sandbox: SandboxLimits | None = None,
+    trusted: bool = False,
 ) -> Iterator[BotSession]:
     """The bots of one match; command bots get an embedded server and their processes.
 
     ``build(seat, spec)`` makes the in-process bots (default :func:`arena.match.specs.make_bot`);
     ``names`` label the seats in the record (default: the specs); ``server`` reuses a
-    running GameServer instead of starting one.
+    running GameServer instead of starting one (started with
+    ``unix_path=arena.sandbox.socket_path()``, so that sandboxed programs reach it).
+    Programs run in the sandbox under ``sandbox`` (default
+    :data:`arena.sandbox.DEFAULT_LIMITS`); where the machine cannot sandbox,
+    :class:`arena.sandbox.SandboxUnavailable` unless the limits allow running unsandboxed.
+    ``trusted``: the programs are the arena's own (``arena bench sandbox`` compares the
+    two ways): run them unsandboxed, as the arena's user, without a warning.
     """
     specs = [s.strip() for s in specs]
     if len(specs) != spec.num_players:
@@ -264,6 +332,8 @@ def open_bots(
         yield BotSession(spec, config, [in_process[s] for s in range(len(specs))])
         return
     argvs = {s: command_argv(text) for s, text in enumerate(specs) if is_cmd(text)}
+    limits = sandbox or DEFAULT_LIMITS
+    sandboxed = not trusted and sandbox_for(limits, server)
     from arena.server.app import GameServer
     from arena.server.hub import ServerConfig
     from arena.server.seats import RemoteSeat
@@ -271,7 +341,8 @@ def open_bots(
     owned = server is None
     if server is None:
         server = GameServer(server_config or ServerConfig())
-        server.start("127.0.0.1", 0)
+        server.start("127.0.0.1", 0, unix_path=socket_path() if sandboxed else None)
+    address = f"unix:{server.unix_path}" if sandboxed else server.address
     session: BotSession | None = None
     try:
         remote = [s in argvs for s in range(len(specs))]
@@ -279,15 +350,19 @@ def open_bots(
         session = BotSession(spec, config, [], table, server)
         for seat_no, argv in argvs.items():
             credential = table.credentials[seat_no]
-            env = dict(os.environ)
-            env.update(
-                MENAGERIE_ADDRESS=server.address,
-                MENAGERIE_CREDENTIAL=credential,
-                MENAGERIE_SEAT=str(seat_no),
-                MENAGERIE_GAME=spec.game,
-            )
-            full = [*argv, "--address", server.address, "--credential", credential]
-            process = BotProcess(seat_no, specs[seat_no], full, env)
+            seat_env = {
+                "MENAGERIE_ADDRESS": address,
+                "MENAGERIE_CREDENTIAL": credential,
+                "MENAGERIE_SEAT": str(seat_no),
+                "MENAGERIE_GAME": spec.game,
+            }
+            full = [*argv, "--address", address, "--credential", credential]
+            if sandboxed:
+                _check_executable(specs[seat_no], full[0])  # the sandbox itself always starts
+                launch = Launch.prepare(resolve_paths(full), seat_env, limits)
+                process = BotProcess(seat_no, specs[seat_no], full, {}, launch)
+            else:
+                process = BotProcess(seat_no, specs[seat_no], full, {**os.environ, **seat_env})
             session.processes.append(process)
             seat = table.seats[seat_no]
             assert isinstance(seat, RemoteSeat)
@@ -307,7 +382,16 @@ def open_bots(
             server.stop(grace_s=0.0)
 
 
+def _check_executable(spec: str, program: str) -> None:
+    """BotSpecError (as Popen would fail) unless ``program`` is an executable file."""
+    path = program if os.sep in program else shutil.which(program)
+    if path is None or not os.path.isfile(path):
+        raise BotSpecError(f"{spec!r}: cannot start {program!r}: No such file or directory")
+    if not os.access(path, os.X_OK):
+        raise BotSpecError(f"{spec!r}: cannot start {program!r}: Permission denied")
+
+
 def _watch_exit(process: BotProcess, seat: RemoteSeat) -> None:
     """When the program exits, its seat is gone for good (a pending turn disconnects)."""
-    process.proc.wait()
+    process.wait()
     seat.mark_gone(process.exit_detail())

@@ -8,6 +8,12 @@ legal action, or overruns its time limit, an event is recorded and either the se
 **forfeits** (``"forfeit"``: from then on its moves are random legal moves, and it is
 ranked last in ``standing``) or that one move is replaced by a random legal move
 (``"random"``). The match always finishes.
+
+The arena clocks in-process bots itself (``arena.match.clock``): a decision still
+running at :func:`decision_limit_s` is stopped and is a ``timeout``. Each seat's CPU time
+(of its decisions, in the thread that ran them) is summed into the record's ``usage``;
+command bots replace theirs with their processes' CPU time and peak memory
+(``arena.match.cmdbots``).
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ import random
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
+from arena.match.clock import DecisionTimeout, clocked
 from arena.match.records import CHANCE_SEAT, CHECKPOINT_EVERY, FORMAT, short_digest, standing
 from bots.base import Bot, BotFailure, Turn
 from engine import CHANCE, Action, Game, State, get_game
@@ -45,12 +52,41 @@ class MatchConfig:
 
     move_ms: float | None = None
     on_failure: FailurePolicy = "forfeit"
+    max_move_s: float = 600.0
+    """No in-process decision runs longer, clocked or not: the arena stops it (see
+    :func:`decision_limit_s`), so an unclocked match cannot hang on a stuck bot either."""
 
 
 StepHook = Callable[[State, int, Action], None]
 
-Answer = tuple[Action, float, tuple[str, str] | None]
-"""A seat's answer to a Turn: (action played, ms taken, (event kind, reason) or None)."""
+
+class Answer(NamedTuple):
+    """A seat's answer to a Turn (remote seats send plain 3-tuples: no ``cpu_ms``)."""
+
+    action: Action
+    """The action played."""
+    ms: float
+    """Wall-clock milliseconds the seat took."""
+    problem: tuple[str, str] | None
+    """(event kind, reason) when the seat misbehaved."""
+    cpu_ms: float | None = None
+    """CPU milliseconds of an in-process decision (its thread's CPU time)."""
+
+
+DECISION_GRACE = 0.5
+"""Past ``move_ms`` an in-process decision may go on for this fraction of it (plus
+:data:`DECISION_GRACE_MS`) before it is stopped: a slightly late move is still played
+(and recorded as a timeout), a stuck one is cut off."""
+DECISION_GRACE_MS = 100.0
+
+
+def decision_limit_s(config: MatchConfig) -> float:
+    """When the arena stops an in-process decision (seconds)."""
+    if config.move_ms is None:
+        return config.max_move_s
+    limit_ms = config.move_ms * (1 + DECISION_GRACE) + DECISION_GRACE_MS
+    return min(limit_ms / 1000, config.max_move_s)
+
 
 MatchSteps = Generator[Turn, Answer, dict[str, Any]]
 
@@ -104,6 +140,7 @@ def match_steps(
     events: list[dict[str, JSON]] = []
     checkpoints: dict[str, str] = {}
     forfeited: list[int] = []
+    cpu_ms: list[float | None] = [None] * spec.num_players
     started = time.perf_counter()
 
     while not state.is_terminal():
@@ -118,7 +155,10 @@ def match_steps(
                 action, ms = legal[fallback_rng.randrange(len(legal))], 0.0
             else:
                 turn = Turn.of(state, player, bot_rngs[player], config.move_ms)
-                action, ms, problem = yield turn
+                answer = yield turn
+                action, ms, problem = answer[:3]
+                if len(answer) > 3 and answer[3] is not None:
+                    cpu_ms[player] = (cpu_ms[player] or 0.0) + answer[3]
                 if problem is not None:
                     kind, reason = problem
                     events.append(
@@ -152,6 +192,17 @@ def match_steps(
         "standing": standing(result, forfeited),
         "digest": state.digest(),
         "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+        "usage": [seat_usage(seat, cpu) for seat, cpu in enumerate(cpu_ms)],
+    }
+
+
+def seat_usage(seat: int, cpu_ms: float | None, peak_kb: int | None = None) -> dict[str, JSON]:
+    """A seat's entry of the record's ``usage``: CPU milliseconds and peak memory (KiB;
+    known for command bots only), None where not measured."""
+    return {
+        "seat": seat,
+        "cpu_ms": None if cpu_ms is None else round(cpu_ms, 3),
+        "peak_kb": peak_kb,
     }
 
 
@@ -174,37 +225,57 @@ def record_head(
 
 
 def ask(bot: Bot, turn: Turn, config: MatchConfig) -> Answer:
-    """Ask ``bot`` for a move; returns (action, ms taken, (event kind, reason) or None).
+    """Ask ``bot`` for a move, clocked by the arena (see :func:`decision_limit_s`);
+    returns the :class:`Answer` with the decision's CPU time.
 
     The answer is judged against the runner's own copy of the legal actions: a bot that
     changes ``turn.legal`` changes only its own list."""
     legal = list(turn.legal)
+    limit_s = decision_limit_s(config)
     t0 = time.perf_counter()
+    c0 = time.thread_time()
     try:
-        choice = bot.choose(turn)
+        choice = clocked(limit_s, bot.choose, turn)
+    except DecisionTimeout:
+        ms, cpu = _elapsed(t0, c0)
+        reason = f"stopped by the arena after {ms:.1f} ms (limit {limit_s * 1000:.0f} ms)"
+        return Answer(legal[0], ms, ("timeout", reason), cpu)
     except BotFailure as exc:
-        ms = (time.perf_counter() - t0) * 1000
-        return legal[0], ms, (exc.kind, exc.reason)
+        ms, cpu = _elapsed(t0, c0)
+        return Answer(legal[0], ms, (exc.kind, exc.reason), cpu)
     except Exception as exc:  # a crashing bot must not stop the match
-        ms = (time.perf_counter() - t0) * 1000
-        return legal[0], ms, ("crash", f"{type(exc).__name__}: {exc}")
-    return judge(choice, (time.perf_counter() - t0) * 1000, legal, config)
+        ms, cpu = _elapsed(t0, c0)
+        return Answer(legal[0], ms, ("crash", f"{type(exc).__name__}: {exc}"), cpu)
+    ms, cpu = _elapsed(t0, c0)
+    return judge(choice, ms, legal, config, cpu)
 
 
-def judge(choice: object, ms: float, legal: list[Action], config: MatchConfig) -> Answer:
+def _elapsed(t0: float, c0: float) -> tuple[float, float]:
+    """(wall ms, this thread's CPU ms) since ``perf_counter() == t0``, ``thread_time() == c0``."""
+    return (time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000
+
+
+def judge(
+    choice: object,
+    ms: float,
+    legal: list[Action],
+    config: MatchConfig,
+    cpu_ms: float | None = None,
+) -> Answer:
     """The Answer for a bot's ``choice`` made in ``ms`` (illegal or late: an event)."""
     action = resolve_choice(choice, legal)
     if isinstance(action, str):
-        return legal[0], ms, ("illegal", action)
-    return timed(action, ms, config)
+        return Answer(legal[0], ms, ("illegal", action), cpu_ms)
+    return timed(action, ms, config, cpu_ms)
 
 
-def timed(action: Action, ms: float, config: MatchConfig) -> Answer:
+def timed(action: Action, ms: float, config: MatchConfig, cpu_ms: float | None = None) -> Answer:
     """The Answer of a legal ``action`` chosen in ``ms``: a timeout event if that is
     beyond the move clock (the move is played all the same)."""
     if config.move_ms is not None and ms > config.move_ms:
-        return action, ms, ("timeout", f"took {ms:.1f} ms of {config.move_ms:.0f} ms")
-    return action, ms, None
+        reason = f"took {ms:.1f} ms of {config.move_ms:.0f} ms"
+        return Answer(action, ms, ("timeout", reason), cpu_ms)
+    return Answer(action, ms, None, cpu_ms)
 
 
 def resolve_choice(choice: object, legal: list[Action]) -> Action | str:
@@ -231,10 +302,12 @@ __all__ = [
     "StepHook",
     "Turn",
     "ask",
+    "decision_limit_s",
     "judge",
     "match_steps",
     "play_match",
     "record_head",
     "resolve_choice",
+    "seat_usage",
     "timed",
 ]

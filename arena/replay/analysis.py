@@ -4,7 +4,8 @@
   ranks, events), filtered by bot, by game and to the games a bot lost;
 - :func:`bot_stats`: per bot, the mean score by breakdown category, move-time
   percentiles (from ``steps[].ms``), failures by kind, games, wins (the sum of win
-  shares: a shared first place is a share, see docs/design.md, *Scoring*);
+  shares: a shared first place is a share, see docs/design.md, *Scoring*), CPU time per
+  game and peak memory (from ``usage``: in-process bots have CPU time only);
 - :func:`seat_rows` / :func:`export`: one row per game and seat, to CSV or Parquet.
 
 A bot *lost* a game when it is not ranked first after forfeits (``standing.ranks``;
@@ -147,6 +148,18 @@ class BotStats:
     categories: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     move_ms: list[float] = field(default_factory=list)
     failures: Counter[str] = field(default_factory=Counter)
+    cpu_ms: list[float] = field(default_factory=list)
+    """CPU milliseconds of each game that measured it (the record's ``usage``)."""
+    peak_kb: list[int] = field(default_factory=list)
+    """Peak resident KiB of each game that measured it (command bots)."""
+
+    @property
+    def mean_cpu_ms(self) -> float | None:
+        return sum(self.cpu_ms) / len(self.cpu_ms) if self.cpu_ms else None
+
+    @property
+    def max_peak_kb(self) -> int | None:
+        return max(self.peak_kb) if self.peak_kb else None
 
     @property
     def mean_score(self) -> float:
@@ -178,6 +191,8 @@ class BotStats:
                 for k, v in self.ms_percentiles().items()
             },
             "failures": dict(self.failures),
+            "cpu_ms_per_game": None if (c := self.mean_cpu_ms) is None else round(c, 3),
+            "peak_kb": self.max_peak_kb,
         }
 
 
@@ -205,6 +220,13 @@ def bot_stats(records: Iterable[dict[str, Any]]) -> list[BotStats]:
             seat = ev.get("seat")
             if isinstance(seat, int) and 0 <= seat < len(names):
                 stats[names[seat]].failures[str(ev.get("kind"))] += 1
+        for use in rec.get("usage") or []:
+            seat = use.get("seat")
+            if isinstance(seat, int) and 0 <= seat < len(names):
+                if isinstance(cpu := use.get("cpu_ms"), int | float):
+                    stats[names[seat]].cpu_ms.append(float(cpu))
+                if isinstance(peak := use.get("peak_kb"), int):
+                    stats[names[seat]].peak_kb.append(peak)
     return list(stats.values())
 
 
@@ -225,6 +247,8 @@ def stats_tables(stats: Sequence[BotStats], title: str) -> list[Table]:
         ("ms p90", "right"),
         ("ms p99", "right"),
         ("ms max", "right"),
+        ("cpu ms/game", "right"),
+        ("peak MB", "right"),
         ("failures", "left"),
     ):
         main.add_column(col, justify=just)  # type: ignore[arg-type]  # str, not rich's Literal
@@ -241,6 +265,8 @@ def stats_tables(stats: Sequence[BotStats], title: str) -> list[Table]:
             _opt(pct["p90"], 3),
             _opt(pct["p99"], 3),
             _opt(pct["max"], 3),
+            _opt(st.mean_cpu_ms, 1),
+            _opt(None if (kb := st.max_peak_kb) is None else kb / 1024, 1),
             Text(fails, style="bold red") if fails else Text("-", style="dim"),
         )
     cats: list[str] = []

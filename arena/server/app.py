@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import os
@@ -82,6 +83,9 @@ class GameServer:
         self.on_record = on_record
         self.host = "127.0.0.1"
         self.port = 0
+        self.unix_path: str | None = None
+        """A Unix socket the server also listens on (``start(unix_path=...)``): how
+        sandboxed command bots, which have no network, reach it."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
         self._server: grpc.aio.Server | None = None
@@ -96,7 +100,7 @@ class GameServer:
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+    def start(self, host: str = "127.0.0.1", port: int = 0, unix_path: str | None = None) -> int:
         if self._loop is not None:
             raise ServerError("the server is already started")
         if self.config.switch_interval_s:
@@ -108,19 +112,22 @@ class GameServer:
         )
         self._loop_thread.start()
         try:
-            self.port = self._call(self._start(host, port), timeout=30)
+            self.port = self._call(self._start(host, port, unix_path), timeout=30)
         except BaseException:
             loop.call_soon_threadsafe(loop.stop)
             self._loop_thread.join(5)
             self._loop = None
             raise
         self.host = host
+        self.unix_path = unix_path
+        if unix_path is not None:  # sandboxed bots run as other uids; a credential is still needed
+            os.chmod(unix_path, 0o666)
         if self.config.gc_threshold is not None:
             gc.freeze()
             gc.set_threshold(*self.config.gc_threshold)
         return self.port
 
-    async def _start(self, host: str, port: int) -> int:
+    async def _start(self, host: str, port: int, unix_path: str | None = None) -> int:
         limit = self.config.max_message_kb * 1024
         server = grpc.aio.server(
             options=[
@@ -147,6 +154,8 @@ class GameServer:
             raise ServerError(f"cannot listen on {host}:{port}: {exc}") from None
         if bound == 0:
             raise ServerError(f"cannot listen on {host}:{port} (in use or not a local address)")
+        if unix_path is not None and not server.add_insecure_port(f"unix:{unix_path}"):
+            raise ServerError(f"cannot listen on the Unix socket {unix_path}")
         await server.start()
         await health.set("", health_pb2.HealthCheckResponse.SERVING)
         await health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
@@ -184,6 +193,9 @@ class GameServer:
         if self._loop_thread is not None:
             self._loop_thread.join(10)
         self._loop.close()
+        if self.unix_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.unix_path)
         self.stopped.set()
         return aborted
 

@@ -16,6 +16,8 @@ A file looks like ``examples/tournament.yaml``::
     workers: 2                    # local Ray CPUs (or the in-flight budget on a cluster)
     move_ms: null                 # per-move time limit
     on_failure: forfeit           # forfeit | random
+    sandbox: {}                   # limits of cmd: bots (arena.sandbox.SandboxLimits),
+                                  # e.g. {address_space_mb: 2048, processes: 32}
     tracking_uri: null            # default sqlite:///<cwd>/mlflow.db
     experiment: menagerie
     sprt: null                    # two bots: stop early, e.g. "elo0=0,elo1=10,alpha=0.05,beta=0.05"
@@ -47,6 +49,7 @@ from pydantic import (
 
 from arena.errors import UserError
 from arena.match.specs import check_spec
+from arena.sandbox.limits import SandboxLimits
 from arena.tournament.schedule import Schedule
 from engine import GameConfigError, get_game
 from engine.core import JSON
@@ -119,6 +122,11 @@ class TournamentConfig(BaseModel):
     )
     move_ms: float | None = Field(None, gt=0, description="Per-move time limit in ms.")
     on_failure: FailurePolicyName = Field("forfeit", description="forfeit | random.")
+    sandbox: SandboxLimits = Field(
+        default_factory=SandboxLimits,
+        description="Limits of the sandbox that cmd: bots run in (arena.sandbox.SandboxLimits; "
+        "defaults are safe); allow_unsandboxed runs them unsandboxed where the machine cannot.",
+    )
     tracking_uri: str | None = Field(
         None, description="MLflow tracking URI (default sqlite:///<cwd>/mlflow.db)."
     )
@@ -146,6 +154,13 @@ class TournamentConfig(BaseModel):
     def _name(cls, value: str | None) -> str | None:
         if value is not None and not NAME_RE.match(value):
             raise ValueError(f"{value!r} is not a valid name (letters, digits, '_', '.', '-')")
+        return value
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return SandboxLimits.from_json(dict(value))  # unknown keys and ranges named
         return value
 
     @field_validator("game")

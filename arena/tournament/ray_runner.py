@@ -6,6 +6,10 @@ record already serialised as a JSONL line plus a small summary for the ratings, 
 driver does little more than append lines to the journal. Bots travel as spec strings
 and are built inside the worker (``arena.match.specs.make_bot``).
 
+In-process bots are clocked by the arena (``arena.match.clock``): a decision past its
+deadline is stopped and recorded as a ``timeout``; one that cannot be stopped (stuck in C
+code) makes its worker exit, and Ray replaces it.
+
 A task whose worker dies is retried by Ray (``max_retries``); the driver journals the
 records of a batch once, when its result arrives, and skips ids it already holds. A
 game that raises (an engine or bot-construction error; misbehaving bots are handled
@@ -21,6 +25,7 @@ import logging
 import math
 import os
 import shutil
+import sys
 import tempfile
 import time
 import traceback
@@ -28,9 +33,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.match.clock import set_stuck_handler
 from arena.match.records import dumps_line
 from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec, play_match
 from arena.match.specs import is_cmd, make_bot
+from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from arena.tournament.ratings import GameSummary
 from arena.tournament.schedule import ScheduledGame
 from bots.base import Bot
@@ -50,6 +57,8 @@ class GameSetup:
     tournament_id: str
     move_ms: float | None = None
     on_failure: FailurePolicy = "forfeit"
+    sandbox: SandboxLimits = DEFAULT_LIMITS
+    """Limits of the sandbox the games' command bots run in."""
 
 
 @dataclass
@@ -85,7 +94,9 @@ def play_one_game(setup: GameSetup, sg: ScheduledGame) -> dict[str, Any]:
         def build(seat: int, text: str) -> Bot:
             return make_bot(text, sg.seats[seat])
 
-        with open_bots(sg.specs, spec, config, names=sg.seats, build=build) as session:
+        with open_bots(
+            sg.specs, spec, config, names=sg.seats, build=build, sandbox=setup.sandbox
+        ) as session:
             record = session.play()
     else:
         bots = [make_bot(s, n) for n, s in zip(sg.seats, sg.specs, strict=True)]
@@ -162,6 +173,23 @@ def ray_session(workers: int, address: str | None = None) -> Iterator[str]:
 
 _REMOTE: Any = None
 
+STUCK_EXIT_CODE = 86
+"""Exit status of a Ray worker that gave up on a stuck in-process bot."""
+
+
+def _abandon_worker(why: str) -> None:
+    """A decision that cannot be stopped (arena.match.clock): this worker exits, Ray
+    starts a fresh one and retries the task (``max_retries``); other workers, and so
+    other games, are unaffected."""
+    print(f"arena: {why}; this Ray worker exits to be replaced", file=sys.stderr, flush=True)
+    os._exit(STUCK_EXIT_CODE)
+
+
+def play_batch_on_worker(setup: GameSetup, games: list[ScheduledGame]) -> BatchResult:
+    """:func:`play_batch` in a Ray worker: a stuck in-process bot ends the worker."""
+    set_stuck_handler(_abandon_worker)
+    return play_batch(setup, games)
+
 
 def cluster_cpus(default: int) -> int:
     """CPUs of the Ray cluster this process is connected to."""
@@ -178,7 +206,7 @@ def _remote_play_batch() -> Any:
     if _REMOTE is None:
         import ray
 
-        _REMOTE = ray.remote(num_cpus=1, max_retries=TASK_MAX_RETRIES)(play_batch)
+        _REMOTE = ray.remote(num_cpus=1, max_retries=TASK_MAX_RETRIES)(play_batch_on_worker)
     return _REMOTE
 
 

@@ -35,6 +35,8 @@ from typing import Any
 from rich.console import Console
 
 from arena.match.records import verify_record
+from arena.match.specs import is_cmd
+from arena.sandbox import SandboxUnavailable, sandbox_for
 from arena.tournament.config import ConfigError, TournamentConfig, resume_config
 from arena.tournament.journal import Journal
 from arena.tournament.leaderboard import make_console
@@ -235,8 +237,19 @@ class Tournament:
 
     def _play(self, games: Iterable[ScheduledGame], remaining: int) -> None:
         cfg, result = self.cfg, self.result
+        if any(is_cmd(e.spec) for e in cfg.roster):
+            try:  # refuse before any game is played, not once per game
+                sandbox_for(cfg.sandbox)
+            except SandboxUnavailable as exc:
+                raise ConfigError(str(exc)) from None
         setup = GameSetup(
-            cfg.game, cfg.num_players, cfg.options, cfg.tournament_id, cfg.move_ms, cfg.on_failure
+            cfg.game,
+            cfg.num_players,
+            cfg.options,
+            cfg.tournament_id,
+            cfg.move_ms,
+            cfg.on_failure,
+            cfg.sandbox,
         )
         with self.reporter, ray_session(cfg.workers, cfg.address) as where:
             self.err.print(f"playing {remaining} games on {where}")
