@@ -34,7 +34,7 @@ from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match
-from arena.match.specs import command_argv, is_cmd, make_bot
+from arena.match.specs import BotStartError, is_cmd, make_bot, resolve_command
 from bots.base import Bot, BotSpecError
 
 if TYPE_CHECKING:  # the server (grpc) is imported only when a match has command bots
@@ -71,7 +71,7 @@ class BotProcess:
                 start_new_session=True,
             )
         except OSError as exc:
-            raise BotSpecError(f"{spec!r}: cannot start {argv[0]!r}: {exc.strerror}") from None
+            raise BotStartError(f"{spec!r}: cannot start {argv[0]!r}: {exc.strerror}") from None
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
 
@@ -263,7 +263,8 @@ def open_bots(
     if len(in_process) == len(specs):
         yield BotSession(spec, config, [in_process[s] for s in range(len(specs))])
         return
-    argvs = {s: command_argv(text) for s, text in enumerate(specs) if is_cmd(text)}
+    # resolved here, where the match is played (a Ray worker): BotStartError if missing
+    argvs = {s: resolve_command(text) for s, text in enumerate(specs) if is_cmd(text)}
     from arena.server.app import GameServer
     from arena.server.hub import ServerConfig
     from arena.server.seats import RemoteSeat

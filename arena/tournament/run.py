@@ -11,6 +11,10 @@ holds everything needed to resume or re-upload:
 
 Running the same config again (or ``--resume``) plays only the scheduled games the
 journal lacks; with more rounds or a bigger roster, only the new games.
+
+A ``cmd:`` bot that cannot start on a worker (its program or script missing there) stops
+the run after writing what was played: :class:`~arena.match.specs.BotStartError` names
+the bot and the file, and the command exits non-zero instead of forfeiting every game.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from rich.console import Console
 
+from arena.match.specs import BotStartError
 from arena.tournament.config import ConfigError, TournamentConfig, resume_config
 from arena.tournament.journal import Journal
 from arena.tournament.leaderboard import make_console
@@ -109,6 +114,8 @@ class Tournament:
         """The ratings' trajectory: a point every ``every`` games."""
         self.every = 1
         self.started = time.perf_counter()
+        self.nodes: set[str] = set()
+        """The Ray nodes (IP addresses) that played this run's games."""
 
     def run(self) -> TournamentResult:
         """Play what is missing; returns what happened (KeyboardInterrupt: re-raised once
@@ -155,12 +162,18 @@ class Tournament:
                 live_tables=not self.quiet,
             )
             interrupted = False
+            cannot_start: BotStartError | None = None
             try:
                 if remaining > 0:
                     self._play((sg for sg in schedule if sg.game_id not in journal), remaining)
             except KeyboardInterrupt:
                 interrupted = True
+            except BotStartError as exc:  # raised by on_result: write what was played first
+                cannot_start = exc
+                self.on_idle(wait=True)
             self._finish(interrupted)
+            if cannot_start is not None:
+                raise cannot_start
         finally:
             journal.close()
         if not self.quiet:
@@ -188,17 +201,28 @@ class Tournament:
             self.on_idle(wait=True)
             result.play_seconds = time.perf_counter() - play_start
             result.play_cpu_seconds = time.process_time() - play_cpu
+            if len(self.nodes) > 1:
+                shown = ", ".join(sorted(self.nodes))
+                self.err.print(f"played on {len(self.nodes)} Ray nodes: {shown}")
 
     # -- the Ray runner's callbacks -------------------------------------------------------
 
     def on_result(self, res: BatchResult) -> None:
-        """A batch came back: its records go to the journal (counted once durable)."""
+        """A batch came back: its records go to the journal (counted once durable).
+
+        Raises BotStartError when a bot could not start on the worker (``res.fatal``):
+        every other game of that bot would fail the same way.
+        """
         t0 = time.perf_counter()
         self.journal.append_async(res.lines, res)
         self.result.lost.extend(res.errors)
         self.result.worker_pids.add(res.pid)
+        if res.node:
+            self.nodes.add(res.node)
         self.result.journal_seconds += time.perf_counter() - t0
         self.on_idle()
+        if res.fatal:
+            raise BotStartError(f"{res.fatal} (the tournament stopped: run it again to resume)")
 
     def on_idle(self, wait: bool = False) -> None:
         """Count, rate and report the games the journal has made durable since the last
