@@ -62,15 +62,18 @@ WORKING_DIR_EXCLUDES = (
     ".mypy_cache",
     ".ruff_cache",
     ".pytest_cache",
-    "tournaments",
-    "demo-out",
-    "mlruns",
-    "mlartifacts",
+    "/tournaments",
+    "/demo-out",
+    "/mlruns",
+    "/mlartifacts",
+    "/ladder",
+    "/.cluster",
     "*.db",
-    "*.db-journal",
+    "*.db-*",
 )
-"""What is never shipped to the workers (gitignore-style patterns, as Ray reads them;
-Ray also leaves out what the folder's ``.gitignore`` names)."""
+"""What is never shipped to the workers (gitignore-style patterns, as Ray reads them: a
+leading ``/`` anchors one to the top of the folder; Ray also leaves out what the folder's
+``.gitignore`` names). ``/.cluster`` holds ``make cluster-up``'s Ray token."""
 
 WORKING_DIR_MAX_BYTES = 100 * 1024 * 1024
 """The largest working directory shipped to a cluster (Ray uploads it once per run and
@@ -212,12 +215,16 @@ def _shipped_sizes(root: Path) -> dict[str, int]:
     bound of what Ray ships: it also honours .gitignore)."""
     import fnmatch
 
-    def excluded(name: str) -> bool:
-        return any(fnmatch.fnmatch(name, pattern) for pattern in WORKING_DIR_EXCLUDES)
+    def excluded(name: str, top: bool = False) -> bool:
+        return any(
+            fnmatch.fnmatch(name, pattern.lstrip("/"))
+            for pattern in WORKING_DIR_EXCLUDES
+            if top or not pattern.startswith("/")
+        )
 
     sizes: dict[str, int] = {}
     for top in root.iterdir():
-        if excluded(top.name):
+        if excluded(top.name, top=True):
             continue
         total = 0
         if top.is_file():
@@ -319,9 +326,9 @@ def ray_session(
     tmp: str | None = None
     if address and address != "local":
         env = working_dir_runtime_env() if runtime_env is None else runtime_env
-        connect_cluster(address, env)
-        cpus = int(ray.cluster_resources().get("CPU", workers))  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         shipped = f", shipping {env['working_dir']}" if env.get("working_dir") else ""
+        connect_cluster(address, dict(env))  # a copy: Ray rewrites it
+        cpus = int(ray.cluster_resources().get("CPU", workers))  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         where = f"the Ray cluster at {address} ({cpus} CPUs{shipped})"
     else:
         tmp = tempfile.mkdtemp(prefix="mnr-ray-", dir="/tmp")
