@@ -242,6 +242,7 @@ class RayNode:
         *,
         head_address: str | None = None,
         port: int | None = None,
+        client_port: int | None = None,
         cpus: int = 1,
         resources: dict[str, float] | None = None,
         temp_dir: Path | None = None,
@@ -252,7 +253,7 @@ class RayNode:
         argv += ["--disable-usage-stats", "--object-store-memory", str(200 * 1024 * 1024)]
         if head_address is None:
             argv += ["--head", f"--port={port}", "--include-dashboard=false"]
-            argv += ["--ray-client-server-port", str(free_port()), f"--temp-dir={temp_dir}"]
+            argv += [f"--ray-client-server-port={client_port}", f"--temp-dir={temp_dir}"]
         else:
             argv += [f"--address={head_address}"]
         if resources:
@@ -281,6 +282,9 @@ class RayCluster:
         self.token = secrets.token_hex(32)
         self.port = free_port(self.HEAD_IP)
         self.address = f"{self.HEAD_IP}:{self.port}"
+        self.client_port = free_port(self.HEAD_IP)
+        self.client_address = f"ray://{self.HEAD_IP}:{self.client_port}"
+        """Ray Client's address (what a driver outside the cluster uses, as in k8s/)."""
         self.temp_dir = Path(tempfile.mkdtemp(prefix="mnr-cluster-ray-", dir="/tmp"))
         self.head: RayNode | None = None
         self.node: RayNode | None = None
@@ -302,6 +306,7 @@ class RayCluster:
             env,
             self.root / "ray-head.log",
             port=self.port,
+            client_port=self.client_port,
             cpus=self.cpus,
             temp_dir=self.temp_dir,
         )
