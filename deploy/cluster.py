@@ -20,13 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from deploy.localstack import (
-    STOP_BOUND_S,
-    MissingTool,
-    MlflowServer,
-    PostgresServer,
-    RayCluster,
-)
+from deploy.localstack import STOP_BOUND_S, LocalStack, MissingTool
 
 DEFAULT_DIR = Path(".cluster")
 
@@ -38,33 +32,31 @@ def up(folder: Path) -> int:
         print(f"a stack is already up (see {state_path}); `make cluster-down` first")
         return 1
     folder.mkdir(parents=True, exist_ok=True)
-    t0 = time.monotonic()
-    started: list[tuple[str, int, str]] = []  # (what, pid, how to stop) to undo on failure
     try:
-        pg = PostgresServer()
-        pg.start()
-        assert pg.process is not None
-        started.append(("postgres", pg._postmaster_pid() or pg.process.pid, "SIGINT"))
-        for db in ("mlflow", "ladder"):
-            pg.create_named_database(db)
-        mlflow = MlflowServer(pg.url("mlflow"), folder.resolve())
-        mlflow.start()
-        assert mlflow.process is not None
-        started.append(("mlflow", mlflow.process.pid, "group"))
-        ray = RayCluster(folder.resolve())
-        ray.start()
-        assert ray.head is not None and ray.node is not None
-        started.append(("ray-node", ray.node.process.pid, "SIGTERM"))
-        started.append(("ray-head", ray.head.process.pid, "SIGTERM"))
-    except (MissingTool, RuntimeError) as exc:
-        print(f"cluster-up failed: {exc}", file=sys.stderr)
-        _stop_all(started)
+        stack = LocalStack(folder.resolve())
+    except MissingTool as exc:
+        print(f"cluster-up: {exc}", file=sys.stderr)
         return 1
-    seconds = time.monotonic() - t0
+    try:
+        stack.start()
+    except RuntimeError as exc:
+        print(f"cluster-up failed: {exc}", file=sys.stderr)
+        stack.stop()
+        return 1
+    ray, pg, mlflow = stack.ray, stack.postgres, stack.mlflow
+    assert ray.head is not None and ray.node is not None and mlflow is not None
+    assert pg.process is not None and mlflow.process is not None
+    started = [
+        ("ray-node", ray.node.process.pid, "SIGTERM"),
+        ("ray-head", ray.head.process.pid, "SIGTERM"),
+        ("mlflow", mlflow.process.pid, "group"),
+        ("postgres", pg._postmaster_pid() or pg.process.pid, "SIGINT"),
+    ]
+    seconds = stack.seconds
     env = {
-        **{k: v for k, v in ray.driver_env({}).items()},
+        **ray.driver_env({}),
         "MLFLOW_TRACKING_URI": mlflow.url,
-        "MENAGERIE_LADDER_DB": pg.url("ladder"),
+        "MENAGERIE_LADDER_DB": stack.ladder_db,
     }
     state = {
         "processes": [{"what": w, "pid": p, "stop": h} for w, p, h in started],
@@ -78,7 +70,7 @@ def up(folder: Path) -> int:
     print(f"the local stack is up in {seconds:.0f} s:")
     print(f"  Ray     {ray.address} (2 nodes, token authentication)")
     print(f"  MLflow  {mlflow.url}")
-    print(f"  ladder  {pg.url('ladder')}")
+    print(f"  ladder  {stack.ladder_db}")
     print(f"`source {folder}/env`, then e.g. `arena tournament examples/tournament.yaml`;")
     print("`make cluster-down` stops it all")
     return 0

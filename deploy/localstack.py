@@ -311,6 +311,12 @@ class RayCluster:
             temp_dir=self.temp_dir,
         )
         self.wait_nodes(1)
+        self.start_node(node_env)
+
+    def start_node(self, node_env: dict[str, str] | None = None) -> None:
+        """Start the second node (again, after a test stopped it); wait for two nodes."""
+        env = self.driver_env()
+        env.pop("RAY_ADDRESS")
         self.node = RayNode(
             self.NODE_IP,
             {**env, **(node_env or {})},
@@ -413,3 +419,72 @@ class MlflowServer:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
+
+
+# ---------------------------------------------------------------------------
+# The whole stack
+# ---------------------------------------------------------------------------
+
+
+class LocalStack:
+    """PostgreSQL (databases ``mlflow`` and ``ladder``), MLflow on it, and the two-node
+    Ray cluster; the Ray nodes start while PostgreSQL and MLflow do (a thread each way).
+
+    ``node_env``: extra environment of the second Ray node (its workers inherit it).
+    """
+
+    def __init__(self, root: Path, node_env: dict[str, str] | None = None) -> None:
+        self.root = root
+        self.node_env = node_env
+        self.postgres = PostgresServer()
+        self.mlflow: MlflowServer | None = None
+        self.ray = RayCluster(root)
+        self.seconds = 0.0
+        """How long :meth:`start` took."""
+
+    @property
+    def mlflow_url(self) -> str:
+        assert self.mlflow is not None
+        return self.mlflow.url
+
+    @property
+    def ladder_db(self) -> str:
+        return self.postgres.url("ladder")
+
+    def _start_tracking(self) -> None:
+        self.postgres.start()
+        for db in ("mlflow", "ladder"):
+            self.postgres.create_named_database(db)
+        self.mlflow = MlflowServer(self.postgres.url("mlflow"), self.root)
+        self.mlflow.start()
+
+    def start(self) -> None:
+        """Start everything (RuntimeError naming what failed: everything is stopped)."""
+        import threading
+
+        t0 = time.monotonic()
+        problem: list[BaseException] = []
+
+        def tracking() -> None:
+            try:
+                self._start_tracking()
+            except BaseException as exc:  # reported by start()
+                problem.append(exc)
+
+        thread = threading.Thread(target=tracking, name="pg+mlflow", daemon=True)
+        thread.start()
+        try:
+            self.ray.start(self.node_env)
+        finally:
+            thread.join(2 * START_BOUND_S)
+        if problem:
+            self.stop()
+            raise RuntimeError(f"PostgreSQL/MLflow did not start: {problem[0]}") from problem[0]
+        self.seconds = time.monotonic() - t0
+
+    def stop(self) -> None:
+        """Ray's nodes, MLflow, PostgreSQL: each by a signal to its own process."""
+        self.ray.stop()
+        if self.mlflow is not None:
+            self.mlflow.stop()
+        self.postgres.stop()
