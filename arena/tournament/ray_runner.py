@@ -212,7 +212,7 @@ def working_dir_runtime_env(root: Path | None = None) -> dict[str, Any]:
 
 def _shipped_sizes(root: Path) -> dict[str, int]:
     """Bytes under each top-level entry of ``root`` that is not excluded by name (an upper
-    bound of what Ray ships: it also honours .gitignore)."""
+    bound of what Ray ships: it also honours .gitignore), until past the bound."""
     import fnmatch
 
     def excluded(name: str, top: bool = False) -> bool:
@@ -223,6 +223,7 @@ def _shipped_sizes(root: Path) -> dict[str, int]:
         )
 
     sizes: dict[str, int] = {}
+    shipped = 0  # the walk stops once past the bound (a home folder could be millions)
     for top in root.iterdir():
         if excluded(top.name, top=True):
             continue
@@ -236,7 +237,12 @@ def _shipped_sizes(root: Path) -> dict[str, int]:
                     if not excluded(f):
                         with contextlib.suppress(OSError):
                             total += os.lstat(os.path.join(folder, f)).st_size
+                if shipped + total > WORKING_DIR_MAX_BYTES:
+                    break
         sizes[top.name] = total
+        shipped += total
+        if shipped > WORKING_DIR_MAX_BYTES:
+            break
     return sizes
 
 
