@@ -8,6 +8,7 @@ cluster-up`` starts them). Drivers are the ``arena`` command line, as a user run
   to MLflow, whose artifacts land in the server's store;
 - a bot that cannot start on a worker fails the run loudly, naming the bot and the file;
 - a driver without the cluster's token gets one line saying what to set, no traceback;
+  with the token in ``~/.ray/auth_token`` and ``RAY_AUTH_MODE`` unset it connects;
 - the ladder runs on the cluster, its store on the same PostgreSQL, tracked in MLflow;
 - killing the second node mid-run still leaves every game recorded exactly once.
 """
@@ -184,6 +185,18 @@ def test_a_driver_without_the_token_is_told_what_to_set(stack: LocalStack, tmp_p
     (message,) = [x for x in done.stderr.splitlines() if x.startswith("error:")]
     assert "requires token authentication" in message and "RAY_AUTH_MODE=token" in message
     assert "RAY_AUTH_TOKEN" in message
+    # the token in ~/.ray/auth_token, RAY_AUTH_MODE still unset: the arena switches token
+    # mode on (a bare ray.init fails here with a traceback)
+    (tmp_path / ".ray").mkdir()
+    (tmp_path / ".ray" / "auth_token").write_text(stack.ray.token)
+    done = arena(
+        "tournament", "--game", "dziobaki", "--bots", "random,random", "--rounds", "1",
+        "--out", str(tmp_path / "out"), "--no-progress", "--no-tracking",
+        "--address", stack.ray.address,
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(journal_ids(tmp_path / "out")) == 2
 
 
 def test_ladder_on_the_cluster_with_its_store_on_postgres(stack: LocalStack, tmp_path: Path):
