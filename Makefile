@@ -22,7 +22,7 @@ APT_PACKAGES := chromium chromium-driver fonts-dejavu-core golang-go golang-goog
 SYSTEM_TOOLS := chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm pg_ctlcluster
 
 .PHONY: demo test test-fast test-under-load lint format typecheck pytest venv clean proto \
-	proto-baseline proto-check system-deps help
+	proto-baseline proto-check system-deps help cluster-up cluster-down
 
 venv: $(STAMP) ## Create .venv with the project and its dev tools (again when pyproject.toml changes)
 
@@ -58,11 +58,12 @@ system-deps: ## Install the Debian packages some tests need, when missing (as ro
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PACKAGES); \
 	else echo "run as root: apt-get update && apt-get install -y $(APT_PACKAGES)"; fi
 
-lint: $(STAMP) ## ruff check, ruff format --check, buf lint and buf breaking
+lint: $(STAMP) ## ruff check, ruff format --check, buf lint and buf breaking, hadolint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/buf lint proto
 	$(BIN)/buf breaking proto --against $(PROTO_BASELINE)
+	$(BIN)/hadolint --config .hadolint.yaml Dockerfile
 
 # The released wire contract that `buf breaking` compares against (a buf image, checked in):
 # a CI clone has no earlier branch to compare with. Refresh it only when releasing.
@@ -90,3 +91,12 @@ pytest: $(STAMP) ## All tests and doctests, on pytest-xdist workers (PYTEST_ARGS
 
 clean: ## Remove .venv, demo output and caches
 	rm -rf $(VENV) demo-out .mypy_cache .ruff_cache .pytest_cache
+
+# The local stack (deploy/cluster.py): PostgreSQL, MLflow on it, a two-node Ray cluster with
+# token authentication, all on loopback; `source .cluster/env` points arena at it.
+CLUSTER_DIR ?= .cluster
+cluster-up: $(STAMP) ## Start the local stack: 2-node Ray, MLflow on PostgreSQL (then: source .cluster/env)
+	$(BIN)/python -m deploy.cluster up --dir $(CLUSTER_DIR)
+
+cluster-down: $(STAMP) ## Stop what cluster-up started (by process id; never `ray stop`)
+	$(BIN)/python -m deploy.cluster down --dir $(CLUSTER_DIR)

@@ -13,7 +13,9 @@ one worker runs them all and builds the thing once:
   ``tests/bots/conftest.py``), which write into the repository;
 - ``browser``: the headless Chromium of the viewer test;
 - ``mlflow``: the replay tests' MLflow store (``logged_run``), slow to create;
-- ``postgres``: the ladder tests' PostgreSQL server (``tests/ladder/conftest.py``).
+- ``postgres``: the ladder tests' PostgreSQL server (``tests/ladder/conftest.py``);
+- ``cluster``: the deployment tests' local stack, a two-node Ray cluster with PostgreSQL and
+  MLflow (``stack`` in ``tests/deploy/test_cluster.py``, from ``deploy/localstack.py``).
 
 Tiers (markers, registered in pyproject.toml): ``browser``, ``toolchain``, ``server``,
 ``slow``. A test that uses one of the fixtures above without its group and tier marker
@@ -43,6 +45,7 @@ EXCLUSIVE_FIXTURES = {
     "browser": ("browser", "browser"),
     "logged_run": ("mlflow", "slow"),
     "postgres": ("postgres", "server"),
+    "stack": ("cluster", "server"),
 }
 
 

@@ -1,4 +1,6 @@
-"""Which process a pid is, for tests that check a process is gone.
+"""Which process a pid is, for tests that check a process is gone; and the services
+tests start as real processes (PostgreSQL, a Ray cluster, MLflow: ``deploy.localstack``,
+shared with ``make cluster-up``).
 
 The pid space is small (``/proc/sys/kernel/pid_max`` is often 32768) and a busy machine
 starts processes all the time, so a pid may name another process seconds after its own
@@ -11,6 +13,28 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import NamedTuple
+
+from deploy.localstack import (
+    MissingTool,
+    MlflowServer,
+    PostgresServer,
+    RayCluster,
+    free_port,
+    postgres_bin,
+)
+
+__all__ = [
+    "MissingTool",
+    "MlflowServer",
+    "PostgresServer",
+    "ProcStat",
+    "RayCluster",
+    "free_port",
+    "postgres_bin",
+    "proc_stat",
+    "same_process",
+    "unreaped_child",
+]
 
 
 class ProcStat(NamedTuple):

@@ -35,7 +35,7 @@ from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match, seat_usage
-from arena.match.specs import command_argv, is_cmd, make_bot
+from arena.match.specs import BotStartError, is_cmd, make_bot, resolve_command
 from arena.sandbox import (
     DEFAULT_LIMITS,
     Launch,
@@ -102,7 +102,7 @@ class BotProcess:
         except OSError as exc:
             if launch is not None:
                 launch.cleanup()
-            raise BotSpecError(f"{spec!r}: cannot start {argv[0]!r}: {exc.strerror}") from None
+            raise BotStartError(f"{spec!r}: cannot start {argv[0]!r}: {exc.strerror}") from None
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
         self._reaper = threading.Thread(target=self._reap, daemon=True)
@@ -331,7 +331,8 @@ def open_bots(
     if len(in_process) == len(specs):
         yield BotSession(spec, config, [in_process[s] for s in range(len(specs))])
         return
-    argvs = {s: command_argv(text) for s, text in enumerate(specs) if is_cmd(text)}
+    # resolved here, where the match is played (a Ray worker): BotStartError if missing
+    argvs = {s: resolve_command(text) for s, text in enumerate(specs) if is_cmd(text)}
     limits = sandbox or DEFAULT_LIMITS
     sandboxed = not trusted and sandbox_for(limits, server)
     from arena.server.app import GameServer

@@ -14,15 +14,22 @@ A spec is one of
 :func:`parse_spec` checks a spec's syntax; :func:`make_bot` builds an in-process bot
 (under a roster name, if given, shown in records); :func:`check_spec` says whether a
 spec can be played at all; :func:`split_bots` splits a ``--bots`` list. Bots travel to
-Ray workers as spec strings and are built there.
+Ray workers as spec strings and are built there: on a cluster a ``cmd:`` bot's program
+and script are looked up on the worker that plays the match (:func:`resolve_command`),
+in the working directory Ray shipped there, and a missing one raises
+:class:`BotStartError` naming the bot, the file and the machine.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
+import shutil
+import socket
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from bots.base import Bot, BotSpecError, Turn
@@ -37,6 +44,21 @@ SpecKind = Literal["reference", "py", "cmd", "human"]
 HUMAN_BOTS: dict[str, str] = {"human": "bots.human:HumanBot"}
 """Bots that ask a person (their name -> ``module:Class``); not reference bots, which
 benchmarks and the demo play unattended."""
+
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh")
+"""Arguments with these endings (or a ``/``) after an interpreter are the script it runs."""
+
+INTERPRETERS = frozenset({"node", "nodejs", "bash", "sh", "deno", "bun", "ruby", "perl"})
+"""Programs (besides ``python*``) whose first file argument is a script to look for."""
+
+NO_SCRIPT_OPTIONS = frozenset({"-m", "-c", "-e", "--eval", "-p", "--print"})
+"""Interpreter options after which no script file follows (a module or inline code)."""
+
+
+class BotStartError(BotSpecError):
+    """A ``cmd:`` bot that cannot start where its match is played (a missing program or
+    script on a Ray worker). Unlike a bot that misbehaves (forfeits), it would fail every
+    match the same way, so a tournament stops at the first one and says why."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +151,80 @@ def command_argv(spec: str | BotSpec) -> list[str]:
     if argv[0] in ("python", "python3"):
         argv[0] = sys.executable
     return argv
+
+
+def resolve_command(spec: str | BotSpec, cwd: Path | None = None) -> list[str]:
+    """The argv of a ``cmd:`` spec with its program made absolute, checked on this machine.
+
+    Called where the match is played (a Ray worker on a cluster): a relative program
+    (``./mybot``) or script (``python bots/mine.py``, ``node bot.js``) is looked up in
+    ``cwd`` (default: the current directory, which on a cluster is the working directory
+    Ray shipped to the worker), a bare program name on PATH. Raises :class:`BotStartError`
+    naming the bot, the missing file and the machine, instead of letting the program fail
+    to start and forfeit its seat game after game.
+
+    >>> resolve_command("cmd:python -m bots.random_client")[1:]
+    ['-m', 'bots.random_client']
+    """
+    parsed = spec if isinstance(spec, BotSpec) else parse_spec(spec)
+    argv = command_argv(parsed)
+    where = Path.cwd() if cwd is None else cwd
+
+    def missing(file: str, what: str) -> BotStartError:
+        return BotStartError(
+            f"{parsed.text!r}: cannot start {file!r} on {socket.gethostname()}: {what} "
+            f"(working directory {where}); ship it in the tournament's working directory "
+            "or use a path that exists on every worker"
+        )
+
+    program = argv[0]
+    if os.sep in program:
+        path = Path(program) if os.path.isabs(program) else where / program
+        if not path.is_file():
+            raise missing(program, "the program does not exist")
+        if not os.access(path, os.X_OK):
+            raise missing(program, "the program is not executable")
+        argv[0] = str(path)
+    else:
+        found = shutil.which(program)
+        if found is None:
+            raise missing(program, "the program is not on PATH")
+        argv[0] = found
+    script = _script_argument(argv)
+    if script is not None:
+        path = Path(argv[script])
+        if not path.is_absolute():
+            path = where / path
+        if not path.is_file():
+            raise missing(argv[script], "the script does not exist")
+        argv[script] = str(path)
+    return argv
+
+
+def _script_argument(argv: list[str]) -> int | None:
+    """The index of the script an interpreter command runs (None: none, or a module).
+
+    Only interpreters have one (``python*`` and :data:`INTERPRETERS`), and only arguments
+    that look like files (a known suffix or a ``/``) count, so that an option's value is
+    never taken for a missing script.
+
+    >>> _script_argument(["/usr/bin/node", "--max-old-space-size=64", "bot.js", "--x"])
+    2
+    >>> _script_argument(["python", "-m", "bots.x"]) is None
+    True
+    >>> _script_argument(["./mybot", "conf/x.py"]) is None
+    True
+    """
+    name = os.path.basename(argv[0])
+    if not (name.startswith("python") or name in INTERPRETERS):
+        return None
+    for i, arg in enumerate(argv[1:], 1):
+        if arg in NO_SCRIPT_OPTIONS:
+            return None
+        if arg.startswith("-"):
+            continue
+        return i if arg.endswith(SCRIPT_SUFFIXES) or os.sep in arg else None
+    return None
 
 
 def make_bot(spec: str | BotSpec, name: str | None = None) -> Bot:

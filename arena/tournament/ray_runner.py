@@ -10,6 +10,14 @@ In-process bots are clocked by the arena (``arena.match.clock``): a decision pas
 deadline is stopped and recorded as a ``timeout``; one that cannot be stopped (stuck in C
 code) makes its worker exit, and Ray replaces it.
 
+On a Ray cluster (``--address`` or ``RAY_ADDRESS``) the driver's working directory is
+shipped to the workers as Ray's ``runtime_env`` ``working_dir`` (without virtualenvs,
+VCS data, caches and tournament output; at most :data:`WORKING_DIR_MAX_BYTES`), so that
+``cmd:`` bots with relative paths start there as they do locally; a bot that cannot start
+on a worker stops the run with a message naming it (``BatchResult.fatal``). Ray's token
+authentication is switched on when a token is at hand, and a connection it refuses is
+reported as one line saying what to set (:func:`connect_cluster`).
+
 A task whose worker dies is retried by Ray (``max_retries``); the driver journals the
 records of a batch once, when its result arrives, and skips ids it already holds. A
 game that raises (an engine or bot-construction error; misbehaving bots are handled
@@ -31,12 +39,14 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from arena.errors import UserError
 from arena.match.clock import set_stuck_handler
 from arena.match.records import dumps_line
 from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec, play_match
-from arena.match.specs import is_cmd, make_bot
+from arena.match.specs import BotStartError, is_cmd, make_bot
 from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from arena.tournament.ratings import GameSummary
 from arena.tournament.schedule import ScheduledGame
@@ -45,6 +55,36 @@ from bots.base import Bot
 TASK_MAX_RETRIES = 5
 TARGET_TASK_SECONDS = 0.5
 MAX_BATCH = 500
+
+WORKING_DIR_ENV = "MENAGERIE_RAY_WORKING_DIR"
+"""The folder shipped to a cluster's workers (default: the current directory; ``none``:
+ship nothing, e.g. in a container image that already holds the code and the bots)."""
+
+WORKING_DIR_EXCLUDES = (
+    ".git",
+    ".venv",
+    "venv",
+    "node_modules",
+    "__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "/tournaments",
+    "/demo-out",
+    "/mlruns",
+    "/mlartifacts",
+    "/ladder",
+    "/.cluster",
+    "*.db",
+    "*.db-*",
+)
+"""What is never shipped to the workers (gitignore-style patterns, as Ray reads them: a
+leading ``/`` anchors one to the top of the folder; Ray also leaves out what the folder's
+``.gitignore`` names). ``/.cluster`` holds ``make cluster-up``'s Ray token."""
+
+WORKING_DIR_MAX_BYTES = 100 * 1024 * 1024
+"""The largest working directory shipped to a cluster (Ray uploads it once per run and
+every node unpacks it): a bigger one is a mistake (a dataset, a build) to exclude."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +110,11 @@ class BatchResult:
     errors: list[tuple[str, str]] = field(default_factory=list)
     game_seconds: float = 0.0
     pid: int = 0
+    node: str = ""
+    """The Ray node (its IP address) that played the batch; empty in-process."""
+    fatal: str = ""
+    """Why a bot cannot start on this worker (:class:`BotStartError`): the game and the
+    rest of the batch are in ``errors``, and a tournament stops (every game would fail)."""
 
 
 def play_one_game(setup: GameSetup, sg: ScheduledGame) -> dict[str, Any]:
@@ -107,15 +152,19 @@ def play_one_game(setup: GameSetup, sg: ScheduledGame) -> dict[str, Any]:
 
 def play_batch(setup: GameSetup, games: list[ScheduledGame]) -> BatchResult:
     """Play ``games`` one after the other (in a Ray worker, or in-process)."""
-    out = BatchResult(pid=os.getpid())
+    out = BatchResult(pid=os.getpid(), node=_node_address())
     t0 = time.perf_counter()
-    for sg in games:
+    for n, sg in enumerate(games):
         try:
             record = play_one_game(setup, sg)
             if record.get("aborted"):
                 raise RuntimeError(f"the match was aborted: {record.get('reason')}")
             summary = GameSummary.of(record)
             line = dumps_line(record)
+        except BotStartError as exc:  # it would fail every game the same way: stop here
+            out.fatal = str(exc)
+            out.errors.extend((g.game_id, out.fatal) for g in games[n:])
+            break
         except Exception as exc:  # an engine bug or an unbuildable bot: report, go on
             tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
             out.errors.append((sg.game_id, tb))
@@ -126,19 +175,164 @@ def play_batch(setup: GameSetup, games: list[ScheduledGame]) -> BatchResult:
     return out
 
 
+def _node_address() -> str:
+    """The IP address of the Ray node this runs on ("" outside a Ray worker)."""
+    try:
+        import ray
+
+        if not ray.is_initialized():
+            return ""
+        return str(ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]  # ray leaves it unannotated
+    except Exception:
+        return ""
+
+
 # ---------------------------------------------------------------------------
 # Ray session
 # ---------------------------------------------------------------------------
 
 
+def working_dir_runtime_env(root: Path | None = None) -> dict[str, Any]:
+    """Ray's ``runtime_env`` that ships ``root`` (default: :data:`WORKING_DIR_ENV`, else
+    the current directory) to a cluster's workers; ``{}`` when it says ``none``.
+
+    UserError when what would be shipped exceeds :data:`WORKING_DIR_MAX_BYTES` (naming
+    the biggest entries, to exclude or move away).
+    """
+    if root is None:
+        chosen = os.environ.get(WORKING_DIR_ENV, "").strip()
+        if chosen.lower() == "none":
+            return {}
+        root = Path(chosen) if chosen else Path.cwd()
+    root = root.resolve()
+    if not root.is_dir():
+        raise UserError(f"{WORKING_DIR_ENV}={root} is not a folder")
+    sizes = _shipped_sizes(root)
+    total = sum(sizes.values())
+    if total > WORKING_DIR_MAX_BYTES:
+        biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:3]
+        shown = ", ".join(f"{name} ({size / 2**20:.0f} MiB)" for name, size in biggest)
+        raise UserError(
+            f"the working directory {root} is {total / 2**20:.0f} MiB, more than the "
+            f"{WORKING_DIR_MAX_BYTES / 2**20:.0f} MiB shipped to a Ray cluster's workers "
+            f"(biggest: {shown}); run from a smaller folder, list it in .gitignore, or set "
+            f"{WORKING_DIR_ENV} to the folder the bots need (or to none)"
+        )
+    return {"working_dir": str(root), "excludes": list(WORKING_DIR_EXCLUDES)}
+
+
+def _shipped_sizes(root: Path) -> dict[str, int]:
+    """Bytes under each top-level entry of ``root`` that is not excluded by name (an upper
+    bound of what Ray ships: it also honours .gitignore), until past the bound."""
+    import fnmatch
+
+    def excluded(name: str, top: bool = False) -> bool:
+        return any(
+            fnmatch.fnmatch(name, pattern.lstrip("/"))
+            for pattern in WORKING_DIR_EXCLUDES
+            if top or not pattern.startswith("/")
+        )
+
+    sizes: dict[str, int] = {}
+    shipped = 0  # the walk stops once past the bound (a home folder could be millions)
+    for top in root.iterdir():
+        if excluded(top.name, top=True):
+            continue
+        total = 0
+        if top.is_file():
+            total = top.stat().st_size
+        elif top.is_dir() and not top.is_symlink():
+            for folder, dirs, files in os.walk(top):
+                dirs[:] = [d for d in dirs if not excluded(d)]
+                for f in files:
+                    if not excluded(f):
+                        with contextlib.suppress(OSError):
+                            total += os.lstat(os.path.join(folder, f)).st_size
+                if shipped + total > WORKING_DIR_MAX_BYTES:
+                    break
+        sizes[top.name] = total
+        shipped += total
+        if shipped > WORKING_DIR_MAX_BYTES:
+            break
+    return sizes
+
+
+AUTH_HELP = (
+    "the Ray cluster at {address} refused the connection: it requires token "
+    "authentication ({detail}). Set RAY_AUTH_MODE=token and give the cluster's token as "
+    "RAY_AUTH_TOKEN, or in a file named by RAY_AUTH_TOKEN_PATH, or in ~/.ray/auth_token "
+    "(`ray get-auth-token` on the head node prints it)"
+)
+
+
+def connect_cluster(address: str, runtime_env: dict[str, Any]) -> None:
+    """``ray.init`` a cluster at ``address``, its authentication handled.
+
+    Ray 2.5x/2.6x clusters use token authentication by default; a driver whose
+    ``RAY_AUTH_MODE`` is unset does not send a token even when it has one, and fails with
+    a traceback. So with ``RAY_AUTH_MODE`` unset and a token at hand (``RAY_AUTH_TOKEN``,
+    ``RAY_AUTH_TOKEN_PATH``, ``~/.ray/auth_token``) token mode is switched on; a
+    refused or failed connection becomes a UserError saying what to set.
+    """
+    import ray
+    from ray.exceptions import AuthenticationError
+
+    _token_mode_if_token_available()
+    try:
+        ray.init(
+            address=address,
+            logging_level=logging.WARNING,
+            log_to_driver=True,
+            runtime_env=runtime_env or None,
+        )
+    except (ConnectionError, RuntimeError, AuthenticationError) as exc:
+        causes: list[BaseException] = []
+        cause: BaseException | None = exc
+        while cause is not None and len(causes) < 10:
+            causes.append(cause)
+            cause = cause.__cause__ or cause.__context__
+        text = " ".join(str(c) for c in causes)
+        if any(isinstance(c, AuthenticationError) for c in causes) or "AuthToken" in text:
+            mode = os.environ.get("RAY_AUTH_MODE")
+            detail = (
+                f"RAY_AUTH_MODE is {mode!r}"
+                if mode
+                else "RAY_AUTH_MODE is unset and no token found"
+            )
+            if mode == "token":
+                detail += ", and the token given is missing or not the cluster's"
+            raise UserError(AUTH_HELP.format(address=address, detail=detail)) from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserError(
+            f"cannot connect to the Ray cluster at {address}: {first} "
+            "(is the address right, and is the head node running?)"
+        ) from None
+
+
+def _token_mode_if_token_available() -> None:
+    """RAY_AUTH_MODE=token when it is unset and a token is at hand (see connect_cluster)."""
+    if os.environ.get("RAY_AUTH_MODE") is not None:
+        return
+    try:  # Ray >= 2.52: its own rule (the same as `ray start`'s)
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # an older Ray has no token authentication
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+
+
 @contextlib.contextmanager
-def ray_session(workers: int, address: str | None = None) -> Iterator[str]:
+def ray_session(
+    workers: int, address: str | None = None, runtime_env: dict[str, Any] | None = None
+) -> Iterator[str]:
     """Make sure Ray is initialised; yields a description of the cluster.
 
     An already initialised Ray (tests, notebooks) is used as is and left running.
-    ``address`` or ``RAY_ADDRESS`` joins a cluster; otherwise a private local Ray with
-    ``workers`` CPUs is started (loopback only, no dashboard, its own temp dir) and
-    shut down at the end.
+    ``address`` or ``RAY_ADDRESS`` joins a cluster (:func:`connect_cluster`) with
+    ``runtime_env`` (default: the working directory, :func:`working_dir_runtime_env`);
+    otherwise a private local Ray with ``workers`` CPUs is started (loopback only, no
+    dashboard, its own temp dir) and shut down at the end.
     """
     import ray
 
@@ -148,9 +342,11 @@ def ray_session(workers: int, address: str | None = None) -> Iterator[str]:
     address = address or os.environ.get("RAY_ADDRESS") or None
     tmp: str | None = None
     if address and address != "local":
-        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=True)
+        env = working_dir_runtime_env() if runtime_env is None else runtime_env
+        shipped = f", shipping {env['working_dir']}" if env.get("working_dir") else ""
+        connect_cluster(address, dict(env))  # a copy: Ray rewrites it
         cpus = int(ray.cluster_resources().get("CPU", workers))  # type: ignore[no-untyped-call]  # ray leaves it unannotated
-        where = f"the Ray cluster at {address} ({cpus} CPUs)"
+        where = f"the Ray cluster at {address} ({cpus} CPUs{shipped})"
     else:
         tmp = tempfile.mkdtemp(prefix="mnr-ray-", dir="/tmp")
         ray.init(

@@ -19,6 +19,10 @@ A stopping rule (``sprt`` for two bots, ``until_separated`` for more, see
 ``arena.tournament.sprt``) ends the run early: no new game is handed out once it has
 decided (games in flight finish and are journaled), and the decision is printed and
 logged to MLflow; the schedule is the budget.
+
+A ``cmd:`` bot that cannot start on a worker (its program or script missing there) stops
+the run after writing what was played: :class:`~arena.match.specs.BotStartError` names
+the bot and the file, and the command exits non-zero instead of forfeiting every game.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from typing import Any
 from rich.console import Console
 
 from arena.match.records import verify_record
-from arena.match.specs import is_cmd
+from arena.match.specs import BotStartError, is_cmd
 from arena.sandbox import SandboxUnavailable, sandbox_for
 from arena.tournament.config import ConfigError, TournamentConfig, resume_config
 from arena.tournament.journal import Journal
@@ -168,6 +172,8 @@ class Tournament:
         """The stopping rule's decision, once it has decided (no new game is handed out)."""
         self.stop_metrics: dict[str, float] = {}
         self._checked = 0
+        self.nodes: set[str] = set()
+        """The Ray nodes (IP addresses) that played this run's games."""
 
     def run(self) -> TournamentResult:
         """Play what is missing; returns what happened (KeyboardInterrupt: re-raised once
@@ -222,13 +228,19 @@ class Tournament:
                 live_tables=not self.quiet,
             )
             interrupted = False
+            cannot_start: BotStartError | None = None
             try:
                 if remaining > 0 and self.stopped is None:
                     todo = (sg for sg in schedule if sg.game_id not in journal)
                     self._play(itertools.takewhile(lambda _: self.stopped is None, todo), remaining)
             except KeyboardInterrupt:
                 interrupted = True
+            except BotStartError as exc:  # raised by on_result: write what was played first
+                cannot_start = exc
+                self.on_idle(wait=True)
             self._finish(interrupted)
+            if cannot_start is not None:
+                raise cannot_start
         finally:
             journal.close()
         if not self.quiet:
@@ -267,17 +279,28 @@ class Tournament:
             self.on_idle(wait=True)
             result.play_seconds = time.perf_counter() - play_start
             result.play_cpu_seconds = time.process_time() - play_cpu
+            if len(self.nodes) > 1:
+                shown = ", ".join(sorted(self.nodes))
+                self.err.print(f"played on {len(self.nodes)} Ray nodes: {shown}")
 
     # -- the Ray runner's callbacks -------------------------------------------------------
 
     def on_result(self, res: BatchResult) -> None:
-        """A batch came back: its records go to the journal (counted once durable)."""
+        """A batch came back: its records go to the journal (counted once durable).
+
+        Raises BotStartError when a bot could not start on the worker (``res.fatal``):
+        every other game of that bot would fail the same way.
+        """
         t0 = time.perf_counter()
         self.journal.append_async(res.lines, res)
         self.result.lost.extend(res.errors)
         self.result.worker_pids.add(res.pid)
+        if res.node:
+            self.nodes.add(res.node)
         self.result.journal_seconds += time.perf_counter() - t0
         self.on_idle()
+        if res.fatal:
+            raise BotStartError(f"{res.fatal} (the tournament stopped: run it again to resume)")
 
     def on_idle(self, wait: bool = False) -> None:
         """Count, rate and report the games the journal has made durable since the last

@@ -11,16 +11,6 @@ Missing binaries fail the tests (never skip them): PostgreSQL is part of ``make 
 
 from __future__ import annotations
 
-import contextlib
-import os
-import re
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import time
-import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,157 +18,15 @@ from pathlib import Path
 import pytest
 
 from arena.ladder.store import LadderStore
-
-PG_START_BOUND_S = 120.0
-"""How long the server may take to accept connections (a busy CI machine is slow)."""
-
-
-def postgres_bin() -> Path:
-    """The folder of Debian's newest PostgreSQL server binaries (or of ``postgres`` on PATH)."""
-    found = []
-    for path in Path("/usr/lib/postgresql").glob("*/bin/postgres"):
-        match = re.fullmatch(r"\d+", path.parent.parent.name)
-        if match and (path.parent / "initdb").exists():
-            found.append((int(path.parent.parent.name), path.parent))
-    if found:
-        return max(found)[1]
-    on_path = shutil.which("postgres")
-    if on_path and shutil.which("initdb"):
-        return Path(on_path).resolve().parent
-    pytest.fail(
-        "PostgreSQL server binaries (initdb, postgres) not found in /usr/lib/postgresql/*/bin "
-        "or on PATH: apt-get install postgresql (make system-deps does)",
-        pytrace=False,
-    )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class PostgresServer:
-    """One throw-away PostgreSQL cluster: ``url(db)`` names a database on it."""
-
-    def __init__(self) -> None:
-        self.bin = postgres_bin()
-        self.root = Path(tempfile.mkdtemp(prefix="pg-", dir="/tmp"))
-        self.data = self.root / "data"
-        self.log = self.root / "server.log"
-        self.port = _free_port()
-        self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        if self.as_postgres:
-            shutil.chown(self.root, "postgres", "postgres")
-        self.root.chmod(0o700)
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        init = subprocess.run(
-            [
-                *self.as_postgres,
-                str(self.bin / "initdb"),
-                "-D",
-                str(self.data),
-                "-U",
-                "ladder",
-                "--auth=trust",
-                "-E",
-                "UTF8",
-                "--no-sync",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=PG_START_BOUND_S,
-        )
-        if init.returncode != 0:
-            raise RuntimeError(f"initdb failed: {init.stderr.strip() or init.stdout.strip()}")
-        log = open(self.log, "wb")  # noqa: SIM115 - the server writes it until stop()
-        self.process = subprocess.Popen(
-            [
-                *self.as_postgres,
-                str(self.bin / "postgres"),
-                "-D",
-                str(self.data),
-                "-k",
-                str(self.root),
-                "-p",
-                str(self.port),
-                "-h",
-                "127.0.0.1",
-                "-c",
-                "fsync=off",
-                "-c",
-                "max_connections=60",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        log.close()
-        self._wait_ready()
-
-    def _wait_ready(self) -> None:
-        import psycopg
-
-        deadline = time.monotonic() + PG_START_BOUND_S
-        problem = ""
-        while time.monotonic() < deadline:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                raise RuntimeError(f"postgres exited at start:\n{self.log.read_text()[-2000:]}")
-            try:
-                with psycopg.connect(self.dsn("postgres"), connect_timeout=2):
-                    return
-            except psycopg.OperationalError as exc:
-                problem = str(exc).strip()
-                time.sleep(0.1)
-        raise RuntimeError(
-            f"postgres did not accept connections in {PG_START_BOUND_S:g} s: {problem}"
-        )
-
-    def dsn(self, database: str) -> str:
-        return f"host=127.0.0.1 port={self.port} user=ladder dbname={database}"
-
-    def url(self, database: str) -> str:
-        return f"postgresql+psycopg://ladder@127.0.0.1:{self.port}/{database}"
-
-    def create_database(self) -> str:
-        import psycopg
-
-        name = f"t_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(self.dsn("postgres"), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return name
-
-    def drop_database(self, name: str) -> None:
-        import psycopg
-
-        with psycopg.connect(self.dsn("postgres"), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    def _postmaster_pid(self) -> int | None:
-        try:
-            return int((self.data / "postmaster.pid").read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            return None
-
-    def stop(self) -> None:
-        """Fast shutdown (SIGINT to the postmaster's PID), then remove the folder."""
-        if self.process is not None:
-            pid = self._postmaster_pid()
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid if pid is not None else self.process.pid, signal.SIGINT)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+from tests.procs import MissingTool, PostgresServer
 
 
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresServer]:
-    server = PostgresServer()
+    try:
+        server = PostgresServer()  # the helper lives in deploy/localstack.py (tests.procs)
+    except MissingTool as exc:
+        pytest.fail(str(exc), pytrace=False)
     try:
         server.start()
         yield server
