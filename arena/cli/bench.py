@@ -137,6 +137,8 @@ def bench_ratings_cmd(
     if reps < 1:
         raise UserError("--reps must be >= 1")
     run_ratings_bench(reps, seed, sprt, as_json)
+
+
 def bench_sandbox_cmd(
     repeats: Annotated[int, typer.Option("--repeats", help="Start-ups timed each way.")] = 10,
     games: Annotated[int, typer.Option("--games", help="Matches played each way.")] = 4,
