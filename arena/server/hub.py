@@ -17,7 +17,7 @@ from menagerie.v1 import game_service_pb2 as pb
 from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.seats import RemoteSeat
 from arena.server.streams import StreamError
-from arena.server.table import MatchAborted, Table
+from arena.server.table import WAITING, MatchAborted, Table
 from engine import Action, State
 
 log = logging.getLogger("arena.server")
@@ -34,7 +34,29 @@ class ServerConfig:
     stall_ms: float = 60_000.0
     """A connected seat silent this long with a turn pending has stalled."""
     join_timeout_s: float = 30.0
-    """A seat that has not joined this long after its match was created is disconnected."""
+    """A seat that has not joined this long after its match was created is disconnected;
+    a hosted match that no seat joined in that time is aborted (a record, no thread)."""
+    rejoin_grace_s: float = 2.0
+    """A seat whose stream broke may rejoin this long (same credential) before the failure
+    policy applies (``disconnect``). The move clock keeps running meanwhile; a pending
+    turn is sent again on the new stream."""
+    join_first_s: float = 5.0
+    """A Play stream whose first message (the Join) has not come this long after it opened
+    is closed with UNAUTHENTICATED (it holds no seat, only a connection)."""
+    max_matches: int = 2000
+    """Live matches (created and not over, joining or running) at once; CreateMatch (and
+    ``create_match``/``open_table``) beyond it: RESOURCE_EXHAUSTED."""
+    max_pending: int = 1000
+    """Matches at once whose seats are still joining (they cost a table, no thread);
+    beyond it: RESOURCE_EXHAUSTED."""
+    max_streams_per_connection: int = 100
+    """``grpc.max_concurrent_streams``: RPCs at once on one HTTP/2 connection (more wait
+    in the client's queue, they are not refused)."""
+    idle_connection_s: float = 300.0
+    """``grpc.max_connection_idle_ms``: a connection with no RPC this long is closed (GOAWAY)."""
+    handshake_timeout_s: float = 10.0
+    """``grpc.server_handshake_timeout_ms``: a socket that has not completed the HTTP/2
+    handshake this long after it connected is closed (idle raw sockets hold no fd long)."""
     flood_rate: float = 20.0
     """Unsolicited messages (not answering a pending turn) allowed per second and stream."""
     flood_burst: int = 50
@@ -92,6 +114,7 @@ class Hub:
             raise StreamError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
         match_id = spec.match_id or f"m-{uuid.uuid4().hex[:12]}"
         with self._lock:
+            self._check_capacity_locked()
             if match_id in self.tables:
                 match_id = f"{match_id}-{uuid.uuid4().hex[:6]}"
         if not spec.match_id:
@@ -106,14 +129,37 @@ class Hub:
             margin_ms=c.margin_ms,
             stall_ms=c.stall_ms,
             join_timeout_s=c.join_timeout_s,
+            rejoin_grace_s=c.rejoin_grace_s,
             in_process=in_process,
         )
         with self._lock:
             self._purge()
+            self._check_capacity_locked()  # (again: another table may have come meanwhile)
             self.tables[match_id] = table
             for seat, credential in table.credentials.items():
                 self._credentials[credential] = (table, seat)
         return table
+
+    def _check_capacity_locked(self) -> None:
+        """RESOURCE_EXHAUSTED when ``max_matches`` live or ``max_pending`` joining matches
+        are open (lock held). O(tables): a few microseconds per thousand tables."""
+        c = self.config
+        live = pending = 0
+        for table in self.tables.values():
+            if not table.is_over():
+                live += 1
+                pending += table.status == WAITING
+        if live >= c.max_matches:
+            raise StreamError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the server holds its limit of {c.max_matches} live matches; retry later",
+            )
+        if pending >= c.max_pending:
+            raise StreamError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the server holds its limit of {c.max_pending} matches whose seats are "
+                "still joining; retry later",
+            )
 
     def authenticate(self, join: pb.Join) -> RemoteSeat:
         """The seat a Join acts for; StreamError with the right status code otherwise."""
