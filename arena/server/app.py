@@ -346,6 +346,8 @@ def server_options(config: ServerConfig) -> list[tuple[str, int]]:
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
         ("grpc.max_concurrent_streams", config.max_streams_per_connection),
+        ("grpc.server.max_pending_requests", config.max_queued_calls),
+        ("grpc.server.max_pending_requests_hard_limit", config.max_queued_calls),
         ("grpc.max_connection_idle_ms", int(config.idle_connection_s * 1000)),
         ("grpc.server_handshake_timeout_ms", int(config.handshake_timeout_s * 1000)),
     ]
