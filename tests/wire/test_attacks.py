@@ -258,3 +258,69 @@ def test_no_rejoin_within_the_grace_is_a_disconnect() -> None:
     assert table.record is not None
     (event,) = [e for e in table.record["events"] if e["kind"] == "disconnect"]
     assert event["seat"] == 0 and "no rejoin within 0.5 s" in event["reason"]
+
+
+def test_serve_needs_its_admin_token_and_shuts_down_under_load(tmp_path: Any) -> None:
+    """A real `arena serve` prints a generated admin token and refuses CreateMatch without
+    it; SIGINT with 400 matches (10 of them mid-game, their bots silent) exits 0 without a
+    traceback and leaves exactly one record (finished or aborted) per match."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    records = tmp_path / "records.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--grace", "1"]
+        + ["--records", str(records)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        env={k: v for k, v in __import__("os").environ.items() if k != "MENAGERIE_ADMIN_TOKEN"},
+    )
+    seats: list[RawSeat] = []
+    try:
+        assert proc.stdout is not None
+        address = proc.stdout.readline().split(" on ")[1].split()[0]
+        token = proc.stdout.readline().strip().rsplit(" ", 1)[1]
+        admin = [("authorization", f"Bearer {token}")]
+        with grpc.insecure_channel(address) as channel:
+            stub = pb_grpc.GameServiceStub(channel)
+            request = pb.CreateMatchRequest(game="zooloretto_mini", num_players=2)
+            with pytest.raises(grpc.RpcError) as denied:
+                stub.CreateMatch(request, timeout=WAIT_S)
+            assert denied.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            calls = [stub.CreateMatch.future(request, metadata=admin, timeout=WAIT_S) for _ in range(400)]  # fmt: skip
+            created = [c.result() for c in calls]
+        for match in created[:10]:
+            for seat in match.seats:
+                raw = RawSeat(address)
+                raw.join(seat.credential)
+                seats.append(raw)
+        for raw in seats:
+            assert raw.recv_kind("match_start", WAIT_S) is not None
+        with grpc.insecure_channel(address) as channel:
+            stub = pb_grpc.GameServiceStub(channel)
+            get = pb.GetMatchRequest(match_id=created[9].match_id)
+            deadline = time.monotonic() + WAIT_S
+            while (
+                stub.GetMatch(get, metadata=admin, timeout=WAIT_S).status != pb.MATCH_STATUS_RUNNING
+            ):
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=WAIT_S)
+    finally:
+        for raw in seats:
+            raw.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err, err[-3000:]
+    assert "stopped; 400 match(es) aborted" in out
+    lines = records.read_text().splitlines() if records.exists() else []
+    aborted = records.with_name("records.aborted.jsonl").read_text().splitlines()
+    ids = [json.loads(line)["match_id"] for line in lines + aborted]
+    assert sorted(ids) == sorted(m.match_id for m in created)
