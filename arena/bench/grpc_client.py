@@ -30,7 +30,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -164,7 +164,7 @@ async def flood(address: str, n: int) -> dict[str, object]:
         ) as probe,
     ):
         stub = pb_grpc.GameServiceStub(channel)
-        health = health_pb2_grpc.HealthStub(probe)
+        health: Any = health_pb2_grpc.HealthStub(probe)  # (grpc_health ships no stubs)
         await health.Check(health_pb2.HealthCheckRequest(), timeout=30)
         request = pb.CreateMatchRequest(game="zooloretto_mini", num_players=2)
 

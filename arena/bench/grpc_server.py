@@ -81,7 +81,8 @@ def _serving(k: int, token: str, max_pending: int) -> list[ServeProcess]:
 
 
 def _load(address: str, token: str, matches: int, think_ms: float, seconds: float) -> Any:
-    per = [matches // CLIENT_PROCESSES + (i < matches % CLIENT_PROCESSES) for i in range(CLIENT_PROCESSES)]  # fmt: skip
+    k = CLIENT_PROCESSES
+    per = [matches // k + (i < matches % k) for i in range(k)]
     runs = [
         ["--mode", "load", "--token", token, "--matches", str(m), "--think-ms", str(think_ms),
          "--seconds", str(seconds), "--warmup-s", str(min(3.0, seconds)), "--seed", str(i)]
@@ -105,18 +106,16 @@ def run_server_bench(
         )
         report["single_match"] = summary(single["latencies_us"])
         if burst:
-            (got,) = _clients(
-                server.address, [["--mode", "burst", "--token", token, "--matches", str(burst)]], 300
-            )  # fmt: skip
+            args = ["--mode", "burst", "--token", token, "--matches", str(burst)]
+            (got,) = _clients(server.address, [args], 300)
             report["burst"] = {"calls": burst, "codes": got["codes"]}
     finally:
         server.stop()
     if flood:
         (server,) = _serving(1, token, max_pending)
         try:
-            (got,) = _clients(
-                server.address, [["--mode", "flood", "--token", token, "--matches", str(flood)]], 600
-            )  # fmt: skip
+            args = ["--mode", "flood", "--token", token, "--matches", str(flood)]
+            (got,) = _clients(server.address, [args], 600)
         finally:
             server.stop()
         health = summary(got["latencies_us"])
@@ -153,7 +152,8 @@ def run_server_bench(
 def print_server_report(report: dict[str, Any]) -> None:
     single = report["single_match"]
     print(
-        f"single match (no think)  median {single['median_us']:.0f} us  p99 {single['p99_us']:.0f} us"
+        f"single match (no think): median {single['median_us']:.0f} us, "
+        f"p99 {single['p99_us']:.0f} us"
     )
     if "burst" in report:
         b = report["burst"]
@@ -169,9 +169,9 @@ def print_server_report(report: dict[str, Any]) -> None:
     for name, scale in report["scale"].items():
         for r in scale["runs"]:
             print(
-                f"{name.replace('_', ' ')}: {r['matches']} matches (think {report['think_ms']:g} ms): "
-                f"p99 {r['p99_us']:.0f} us = {r['p99_vs_single']:.2f}x single; "
-                f"{r['moves_per_s']} moves/s"
+                f"{name.replace('_', ' ')}: {r['matches']} matches "
+                f"(think {report['think_ms']:g} ms): p99 {r['p99_us']:.0f} us = "
+                f"{r['p99_vs_single']:.2f}x single; {r['moves_per_s']} moves/s"
             )
         print(
             f"{name.replace('_', ' ')}: held {scale['held_matches']} matches at p99 <= "

@@ -1,4 +1,4 @@
-"""``arena bench engine|grpc|server|arena|strength|ladder``: the benchmarks (``--json`` for machines).
+"""``arena bench engine|grpc|server|arena|strength|ladder``: the benchmarks (``--json``).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 """

@@ -10,6 +10,7 @@ token: their seat credential is their authority.
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import secrets
 import signal
@@ -140,7 +141,6 @@ def raise_open_files_limit() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = 1 << 20 if hard == resource.RLIM_INFINITY else hard
     if soft != resource.RLIM_INFINITY and soft < target:
-        try:
+        # (if refused, the limit stays; the handshake timeout still frees idle sockets)
+        with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-        except (ValueError, OSError):
-            pass  # (the limit stays; the handshake timeout still frees idle sockets)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import gc
 import logging
 import os
@@ -295,10 +296,8 @@ class GameServer:
             self._start_driver(table, extra_step)
             return
         reason = f"no seat joined within the join timeout ({self.config.join_timeout_s:g} s)"
-        try:
+        with contextlib.suppress(RuntimeError):  # (shutting down: ``stop`` records it)
             self._background.submit(self._abort_unplayed, table, reason)
-        except RuntimeError:  # shutting down: ``stop`` records it
-            pass
 
     def _abort_unplayed(self, table: Table, reason: str) -> None:
         table.request_abort(reason)

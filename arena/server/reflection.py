@@ -52,7 +52,7 @@ def enable_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -
     """Reflection of ``service_names`` (and of itself, both versions) on ``server``."""
     _add_v1_descriptor()
     names = (*service_names, V1_SERVICE, ALPHA_SERVICE)
-    servicer = reflection.aio.ReflectionServicer(names)  # type: ignore[attr-defined]  # untyped package
+    servicer = reflection.aio.ReflectionServicer(names)
     method: grpc.RpcMethodHandler[Any, Any] = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,
         request_deserializer=alpha_pb2.ServerReflectionRequest.FromString,

@@ -122,32 +122,31 @@ def test_streams_per_connection_are_bounded() -> None:
             assert stub.GetMatch(request, timeout=WAIT_S).status == pb.MATCH_STATUS_WAITING
 
 
-@pytest.mark.parametrize(
-    ("request_", "expected"),
-    [
-        (pb.CreateMatchRequest(game="dziobaki", num_players=2, options_json="[" * 1000), "nested"),
-        (
-            pb.CreateMatchRequest(game="dziobaki", num_players=2, options_json="[" * 500 + "]" * 500),
-            "nested 500 levels deep",
-        ),
-        (pb.CreateMatchRequest(game="dziobaki", num_players=2, on_failure=99), "on_failure 99"),  # type: ignore[arg-type]  # an enum value proto3 lets in
-        (pb.CreateMatchRequest(game="dziobaki", num_players=2, player_names=["x" * 65, "y"]), "65"),
-        (pb.CreateMatchRequest(game="dziobaki", num_players=2, player_names=["a\x00", "b"]), "control"),
-        (pb.CreateMatchRequest(game="x" * 1000, num_players=2), "game is 1000 characters"),
-        (pb.CreateMatchRequest(game="dziobaki", num_players=-5), "num_players must be"),
-        (pb.CreateMatchRequest(game="dziobaki", num_players=2, time_limit_ms=4_000_000_000), "time_limit_ms"),
-        (
-            pb.CreateMatchRequest(game="dziobaki", num_players=2, options_json=json.dumps({"k": "v" * 20_000})),
-            "bytes (at most",
-        ),
-    ],
-)  # fmt: skip
+BAD_FIELDS: list[tuple[dict[str, Any], str]] = [
+    ({"options_json": "[" * 1000}, "nested 1000 levels deep"),
+    ({"options_json": "[" * 500 + "]" * 500}, "nested 500 levels deep"),
+    ({"options_json": json.dumps({"k": "v" * 20_000})}, "bytes (at most"),
+    ({"on_failure": 99}, "on_failure 99 is not a FailurePolicy"),
+    ({"player_names": ["x" * 65, "y"]}, "player_names[0] is 65 characters"),
+    ({"player_names": ["a\x00", "b"]}, "control characters"),
+    ({"game": "x" * 1000}, "game is 1000 characters"),
+    ({"num_players": -5}, "num_players must be"),
+    ({"time_limit_ms": 4_000_000_000}, "time_limit_ms"),
+]
+"""CreateMatch fields a hostile client sends (on top of a good dziobaki request)."""
+
+
+@pytest.mark.parametrize(("fields", "expected"), BAD_FIELDS)
 def test_bad_create_match_fields_are_invalid_argument(
-    request_: pb.CreateMatchRequest, expected: str
+    fields: dict[str, Any], expected: str
 ) -> None:
-    with running_server() as server, grpc.insecure_channel(server.address) as channel:
-        with pytest.raises(grpc.RpcError) as bad:
-            pb_grpc.GameServiceStub(channel).CreateMatch(request_, timeout=WAIT_S)
+    request = pb.CreateMatchRequest(**{"game": "dziobaki", "num_players": 2, **fields})
+    with (
+        running_server() as server,
+        grpc.insecure_channel(server.address) as channel,
+        pytest.raises(grpc.RpcError) as bad,
+    ):
+        pb_grpc.GameServiceStub(channel).CreateMatch(request, timeout=WAIT_S)
     assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert expected in (bad.value.details() or "")
 
@@ -271,8 +270,18 @@ def test_serve_needs_its_admin_token_and_shuts_down_under_load(tmp_path: Any) ->
 
     records = tmp_path / "records.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--grace", "1"]
-        + ["--records", str(records)],
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "serve",
+            "--port",
+            "0",
+            "--grace",
+            "1",
+            "--records",
+            str(records),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -291,7 +300,8 @@ def test_serve_needs_its_admin_token_and_shuts_down_under_load(tmp_path: Any) ->
             with pytest.raises(grpc.RpcError) as denied:
                 stub.CreateMatch(request, timeout=WAIT_S)
             assert denied.value.code() == grpc.StatusCode.UNAUTHENTICATED
-            calls = [stub.CreateMatch.future(request, metadata=admin, timeout=WAIT_S) for _ in range(400)]  # fmt: skip
+            create = stub.CreateMatch.future
+            calls = [create(request, metadata=admin, timeout=WAIT_S) for _ in range(400)]
             created = [c.result() for c in calls]
         for match in created[:10]:
             for seat in match.seats:
@@ -324,3 +334,17 @@ def test_serve_needs_its_admin_token_and_shuts_down_under_load(tmp_path: Any) ->
     aborted = records.with_name("records.aborted.jsonl").read_text().splitlines()
     ids = [json.loads(line)["match_id"] for line in lines + aborted]
     assert sorted(ids) == sorted(m.match_id for m in created)
+
+
+def test_bench_server_runs_at_a_tiny_size(run_cli: Any) -> None:
+    done = run_cli(
+        "bench", "server", "--json", "--flood", "50", "--burst", "200", "--sizes", "2",
+        "--seconds", "1", "--think-ms", "10",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["flood"]["codes"] == {"OK": 50} and report["flood"]["health_n"] > 0
+    assert report["burst"]["codes"] == {"NOT_FOUND": 200}
+    for k in ("1_process", "2_process"):
+        (run,) = report["scale"][k]["runs"]
+        assert run["matches"] == 2 and run["n"] > 0 and run["moves_per_s"] > 0

@@ -25,7 +25,18 @@ def test_serve_plays_matches_and_shuts_down_gracefully(tmp_path: Path, run_cli: 
     """A real `arena serve` process: it prints its address, serves, and stops on SIGTERM."""
     records = tmp_path / "records.jsonl"
     proc = subprocess.Popen(
-        [*ARENA, "serve", "--port", "0", "--records", str(records), "--grace", "5", "--admin-token", "t0ken"],
+        [
+            *ARENA,
+            "serve",
+            "--port",
+            "0",
+            "--records",
+            str(records),
+            "--grace",
+            "5",
+            "--admin-token",
+            "t0ken",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -163,7 +163,12 @@ class Fuzzer:
         first = pb.PlayRequest(join=join).SerializeToString()
         first = _mutate(rng, first) if rng.random() < 0.6 else first
         moves = [
-            _mutate(rng, pb.PlayRequest(move=pb.Move(sequence=rng.randint(0, 9), index=rng.randint(0, 9))).SerializeToString())  # fmt: skip
+            _mutate(
+                rng,
+                pb.PlayRequest(
+                    move=pb.Move(sequence=rng.randint(0, 9), index=rng.randint(0, 9))
+                ).SerializeToString(),
+            )
             for _ in range(rng.randint(0, 5))
         ]
         return [first, *moves]
