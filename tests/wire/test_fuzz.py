@@ -37,6 +37,9 @@ SERVER_CODES = {
 """What the server may answer (proto/README.md); never UNKNOWN or INTERNAL."""
 CLIENT_CODES = {grpc.StatusCode.DEADLINE_EXCEEDED}
 """What this client causes itself (its deadline)."""
+CLIENT_WRITE_RACE = (grpc.StatusCode.INTERNAL, "Internal error from Core")
+"""The status grpc's aio client gives a stream itself when it writes a message just as
+the server ends the stream (``_call.py``: ``set_internal_error``); never sent by a server."""
 
 
 def _mutate(rng: random.Random, data: bytes) -> bytes:
@@ -108,6 +111,7 @@ class Fuzzer:
         self.codes: Counter[tuple[str, grpc.StatusCode]] = Counter()
         self.details: dict[grpc.StatusCode, str] = {}
         self.limit = asyncio.Semaphore(64)
+        self.write_races = 0
 
     def _note(self, rpc: str, code: grpc.StatusCode, details: str) -> None:
         self.codes[(rpc, code)] += 1
@@ -125,19 +129,27 @@ class Fuzzer:
 
     async def stream(self, rpc: str, messages: list[bytes]) -> None:
         async with self.limit:
+            write_failed = False
             if rpc == "Watch":
                 call: Any = self.channel.unary_stream(SERVICE + rpc)(messages[0], timeout=CALL_S)
             else:
                 call = self.channel.stream_stream(SERVICE + rpc)(timeout=CALL_S)
                 for message in messages:
-                    await call.write(message)
+                    try:
+                        await call.write(message)
+                    except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                        write_failed = True
+                        break
             try:
                 async for _ in call:
                     pass
             except grpc.aio.AioRpcError:
                 pass
-            code = await call.code()
-            self._note(rpc, code, await call.details() or "")
+            code, details = await call.code(), await call.details() or ""
+            if write_failed and (code, details) == CLIENT_WRITE_RACE:
+                self.write_races += 1  # (the server's own status is lost: not counted)
+                return
+            self._note(rpc, code, details)
 
     def watch_request(self) -> bytes:
         rng = self.rng
@@ -193,7 +205,7 @@ def test_fuzzed_requests_get_only_documented_codes_and_the_server_plays_on() -> 
         known = {"match_id": target.match_id, "credential": target.credentials[0]}
         fuzzer = asyncio.run(_fuzz(server.address, known))
         total = sum(fuzzer.codes.values())
-        assert total == 3100
+        assert total + fuzzer.write_races == 3100 and fuzzer.write_races < 30
         unexpected = {
             code: fuzzer.details[code]
             for (_rpc, code) in fuzzer.codes
