@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import threading
 import time
@@ -104,7 +105,10 @@ class Hub:
         self._lock = threading.Lock()
         self.tables: dict[str, Table] = {}
         self._credentials: dict[str, tuple[Table, int]] = {}
+        self._live: dict[str, Table] = {}
+        """Tables not yet marked finished (what the capacity limits count)."""
         self._finished_at: dict[str, float] = {}
+        """Finished match ids -> when, oldest first (purged from the front)."""
         self.accepting = True
 
     def open_table(
@@ -142,6 +146,7 @@ class Hub:
             self._purge()
             self._check_capacity_locked()  # (again: another table may have come meanwhile)
             self.tables[match_id] = table
+            self._live[match_id] = table
             for seat, credential in table.credentials.items():
                 self._credentials[credential] = (table, seat)
         return table
@@ -151,7 +156,7 @@ class Hub:
         are open (lock held). O(tables): a few microseconds per thousand tables."""
         c = self.config
         live = pending = 0
-        for table in self.tables.values():
+        for table in self._live.values():
             if not table.is_over():
                 live += 1
                 pending += table.status == WAITING
@@ -209,16 +214,17 @@ class Hub:
 
     def running(self) -> list[Table]:
         with self._lock:
-            return [t for t in self.tables.values() if not t.is_over()]
+            return [t for t in self._live.values() if not t.is_over()]
 
     def mark_finished(self, table: Table) -> None:
         with self._lock:
-            self._finished_at[table.match_id] = time.monotonic()
+            if self._live.pop(table.match_id, None) is not None:
+                self._finished_at[table.match_id] = time.monotonic()
 
     def _purge(self) -> None:
         """Forget matches finished more than keep_finished_s ago (lock held)."""
         horizon = time.monotonic() - self.config.keep_finished_s
-        old = [m for m, t in self._finished_at.items() if t < horizon]
+        old = list(itertools.takewhile(lambda m: self._finished_at[m] < horizon, self._finished_at))
         for match_id in old:
             table = self.tables.pop(match_id, None)
             del self._finished_at[match_id]
