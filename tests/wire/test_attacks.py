@@ -104,6 +104,28 @@ def test_idle_sockets_are_closed_and_lock_nobody_out() -> None:
                 sock.close()
 
 
+def test_idle_connections_are_closed() -> None:
+    """A connection that makes no call for ``idle_connection_s`` is closed by the server
+    (GOAWAY): the client's channel leaves READY without anything on its side."""
+    with running_server(idle_connection_s=0.5) as server:
+        channel = grpc.insecure_channel(server.address)
+        states: list[grpc.ChannelConnectivity] = []
+        left = threading.Event()
+
+        def seen(state: grpc.ChannelConnectivity) -> None:
+            if states and states[-1] == grpc.ChannelConnectivity.READY and state != states[-1]:
+                left.set()
+            states.append(state)
+
+        try:
+            assert _health(channel) == health_pb2.HealthCheckResponse.SERVING
+            channel.subscribe(seen)
+            assert left.wait(WAIT_S), states
+        finally:
+            channel.close()
+    assert states[-1] in (grpc.ChannelConnectivity.IDLE, grpc.ChannelConnectivity.TRANSIENT_FAILURE)
+
+
 def test_streams_per_connection_are_bounded() -> None:
     """With 3 streams per connection, 3 open Watch streams on one channel hold a 4th call
     back (queued by the client, not refused) until one of them ends."""
