@@ -258,7 +258,10 @@ class GameServer:
         in_process: Mapping[int, Bot] | None = None,
         extra_step: StepHook | None = None,
     ) -> Table:
-        """A match hosted by the server: every seat without an in-process bot is remote."""
+        """A match hosted by the server: every seat without an in-process bot is remote.
+        It is driven once every remote seat has joined (see the module docstring); the
+        server must be started. Raises ``StreamError`` (RESOURCE_EXHAUSTED) at the
+        ``max_matches``/``max_pending`` limits, (UNAVAILABLE) while shutting down."""
         names = list(names or [f"seat{s}" for s in range(spec.num_players)])
         bots = dict(in_process or {})
         remote = [s not in bots for s in range(spec.num_players)]

@@ -75,7 +75,8 @@ class ServerConfig:
     keep_finished_s: float = 600.0
     """How long a finished match stays known (GetMatch, late Join -> FAILED_PRECONDITION)."""
     admin_token: str = ""
-    """When set, CreateMatch/GetMatch need metadata ``authorization: Bearer <token>``."""
+    """When set, CreateMatch/GetMatch need metadata ``authorization: Bearer <token>``
+    (``arena serve`` always sets one: given, or generated and printed)."""
     switch_interval_s: float | None = None
     """When set, ``sys.setswitchinterval`` at start (process-wide). A short interval (0.5 ms)
     hands the GIL between the event loop and match threads sooner: lower move latency
