@@ -49,6 +49,8 @@ class Samples:
     collect_from: float = 0.0
     stop_at: float = float("inf")
     wanted: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    """Failed calls by status and details (a match that failed is replaced)."""
 
     def add(self, seconds: float) -> None:
         if time.perf_counter() >= self.collect_from:
@@ -131,20 +133,24 @@ async def play_matches(
         async def one_match(stub: pb_grpc.GameServiceAsyncStub) -> None:
             nonlocal played
             while not samples.done():
-                created = await stub.CreateMatch(
-                    pb.CreateMatchRequest(
-                        game="zooloretto_mini", num_players=2, seed=rng.randrange(1 << 30)
-                    ),
-                    metadata=METADATA,
-                )
-                clock = MatchClock()
-                await asyncio.gather(
-                    *(
-                        play_seat(stub, s.credential, clock, samples, think_s, rng)
-                        for s in created.seats
+                try:
+                    created = await stub.CreateMatch(
+                        pb.CreateMatchRequest(
+                            game="zooloretto_mini", num_players=2, seed=rng.randrange(1 << 30)
+                        ),
+                        metadata=METADATA,
                     )
-                )
-                played += 1
+                    clock = MatchClock()
+                    await asyncio.gather(
+                        *(
+                            play_seat(stub, s.credential, clock, samples, think_s, rng)
+                            for s in created.seats
+                        )
+                    )
+                    played += 1
+                except grpc.aio.AioRpcError as exc:  # counted, and the next match starts
+                    samples.errors[f"{exc.code().name}: {exc.details()}"[:120]] += 1
+                    await asyncio.sleep(0.1)
 
         await asyncio.gather(*(one_match(stubs[i % len(stubs)]) for i in range(concurrent)))
     finally:
@@ -252,6 +258,7 @@ def main() -> None:
             play_matches(args.address, args.matches, samples, args.think_ms / 1000, args.seed)
         )
         out["latencies_us"] = samples.latencies_us
+        out["errors"] = dict(samples.errors)
     print(json.dumps(out))
 
 

@@ -91,7 +91,12 @@ def _load(address: str, token: str, matches: int, think_ms: float, seconds: floa
     ]  # fmt: skip
     loads = _clients(address, runs, seconds + 180)
     load = summary([x for run in loads for x in run["latencies_us"]])
-    return {**load, "matches": matches, "moves_per_s": round(load["n"] / seconds, 1)}
+    errors: dict[str, int] = {}
+    for run in loads:
+        for key, count in run.get("errors", {}).items():
+            errors[key] = errors.get(key, 0) + count
+    moves_per_s = round(load["n"] / seconds, 1)
+    return {**load, "matches": matches, "moves_per_s": moves_per_s, "errors": errors}
 
 
 def run_server_bench(
@@ -167,6 +172,7 @@ def print_server_report(report: dict[str, Any]) -> None:
                 f"{name.replace('_', ' ')}: {r['matches']} matches "
                 f"(think {report['think_ms']:g} ms): p99 {r['p99_us']:.0f} us = "
                 f"{r['p99_vs_single']:.2f}x single; {r['moves_per_s']} moves/s"
+                + (f"; failed calls: {r['errors']}" if r["errors"] else "")
             )
         print(
             f"{name.replace('_', ' ')}: held {scale['held_matches']} matches at p99 <= "

@@ -47,6 +47,11 @@ class ServerConfig:
     max_matches: int = 2000
     """Live matches (created and not over, joining or running) at once; CreateMatch (and
     ``create_match``/``open_table``) beyond it: RESOURCE_EXHAUSTED."""
+    max_busy_matches: int = 4
+    """Match threads advancing their match at once (chance, the moves of forfeited seats,
+    in-process bots' answers; not the inline moves of remote seats). More wait their turn:
+    hundreds of matches played out at once (their bots gone) would otherwise starve the
+    event loop of the GIL (calls CANCELLED, health late)."""
     max_pending: int = 1000
     """Matches at once whose seats are still joining (they cost a table, no thread);
     beyond it: RESOURCE_EXHAUSTED."""
@@ -106,6 +111,8 @@ class Hub:
         self._lock = threading.Lock()
         self.tables: dict[str, Table] = {}
         self._credentials: dict[str, tuple[Table, int]] = {}
+        self.busy = threading.BoundedSemaphore(config.max_busy_matches)
+        """Shared by the tables (``ServerConfig.max_busy_matches``)."""
         self._live: dict[str, Table] = {}
         """Tables not yet marked finished (what the capacity limits count)."""
         self._finished_at: dict[str, float] = {}
@@ -142,6 +149,7 @@ class Hub:
             join_timeout_s=c.join_timeout_s,
             rejoin_grace_s=c.rejoin_grace_s,
             in_process=in_process,
+            busy=self.busy,
         )
         with self._lock:
             self._purge()

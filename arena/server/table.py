@@ -16,11 +16,13 @@ in-process bots' turns, the end).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, cast
 
 import grpc
@@ -83,6 +85,7 @@ class Table:
         join_timeout_s: float,
         rejoin_grace_s: float = 0.0,
         in_process: Mapping[int, Bot] | None = None,
+        busy: threading.Semaphore | None = None,
     ) -> None:
         self.match_id = match_id
         self.spec = spec
@@ -93,6 +96,9 @@ class Table:
         self.stall_s = stall_ms / 1000
         self.join_timeout_s = join_timeout_s
         self.rejoin_grace_s = rejoin_grace_s
+        self._busy: AbstractContextManager[Any] = busy or contextlib.nullcontext()
+        """Held by the match thread while it advances the match (the server's bound on
+        match threads computing at once, ``ServerConfig.max_busy_matches``)."""
         """How long a seat whose stream broke may take to rejoin (``ServerConfig``)."""
         self.clock_s = None if config.move_ms is None else (config.move_ms + margin_ms) / 1000
         self.wait_s = self.stall_s if self.clock_s is None else min(self.clock_s, self.stall_s)
@@ -197,7 +203,8 @@ class Table:
         if inline:
             self._steps = steps
         try:
-            turn = next(steps)
+            with self._busy:
+                turn = next(steps)
             while True:
                 bot = bots[turn.seat]
                 if isinstance(bot, RemoteSeat):
@@ -208,9 +215,11 @@ class Table:
                     turn = value
                 elif kind == MOVE:
                     action, ms = value
-                    turn = steps.send(timed(action, ms, config))
+                    with self._busy:
+                        turn = steps.send(timed(action, ms, config))
                 elif kind == ANSWER:
-                    turn = steps.send(value)
+                    with self._busy:  # (a forfeited seat's moves are played in this send)
+                        turn = steps.send(value)
                 elif kind == DONE:
                     return cast(dict[str, Any], value)  # a DONE handback holds the record
                 else:
