@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from arena.cli import bench, bot, ladder, play, replay, server, tournament
+from arena.cli import bench, bot, ladder, match, play, replay, server, tournament, watch
 
 app = typer.Typer(
     help="Menagerie: play, serve, run tournaments, rate and replay board-game bots.",
@@ -57,6 +57,16 @@ ladder_app.command("retire")(ladder.retire_cmd)
 ladder_app.command("standings")(ladder.standings_cmd)
 ladder_app.command("history")(ladder.history_cmd)
 ladder_app.command("run")(ladder.run_cmd)
+match_app = typer.Typer(
+    help="Create, inspect and join a game server's matches.", no_args_is_help=True
+)
+app.add_typer(match_app, name="match")
+match_app.command("create")(match.create_cmd)
+match_app.command("get")(match.get_cmd)
+match_app.command("list")(match.list_cmd)
+match_app.command("join")(match.join_cmd)
+app.command("watch")(watch.watch_cmd)
+app.command("proto")(match.proto_cmd)
 
 
 def main() -> None:

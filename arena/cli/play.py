@@ -167,7 +167,7 @@ def play_one(
 
     def on_step(state: State, player: int, action: Action) -> None:
         who = "chance" if player == CHANCE else f"seat {player} ({specs[player]})"
-        print(f"--- step {len(state.history)}: {who}: {action}")
+        print(f"--- step {len(state.history)}: {who}: {action.text_for(player, seat)}")
         print(state.render(seat))
 
     spec = MatchSpec(

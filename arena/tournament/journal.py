@@ -29,6 +29,34 @@ from typing import IO, Any
 
 from arena.errors import UserError
 
+_GAME_ID = b',"game_id":"'
+_HEAD_BYTES = 65536
+
+
+def quick_game_id(raw: bytes) -> str | None:
+    """The game id of a record line written by :func:`arena.match.records.dumps_line`,
+    found without parsing the line (None when it cannot be found that way: parse it).
+
+    Only a top-level key can read ``,"game_id":"`` unescaped (inside a JSON string every
+    quote is escaped), and a record's header keys come before its steps.
+
+    >>> quick_game_id(b'{"format":"x","players":["a"],"game_id":"t-r1-g2","seed":1}\\n')
+    't-r1-g2'
+    >>> quick_game_id(b'{"format":"x","game_id":"a\\\\"b"}\\n') is None
+    True
+    """
+    at = raw.find(_GAME_ID, 0, _HEAD_BYTES)
+    if at < 0:
+        return None
+    start = at + len(_GAME_ID)
+    end = raw.find(b'"', start, start + 1024)
+    if end < 0 or b"\\" in raw[start:end]:
+        return None
+    try:
+        return raw[start:end].decode()
+    except UnicodeDecodeError:
+        return None
+
 
 class JournalLocked(UserError):
     """Another driver holds the journal."""
@@ -37,7 +65,16 @@ class JournalLocked(UserError):
 class Journal:
     """An open journal: the ids it holds and the byte range of every record."""
 
-    def __init__(self, path: Path, on_record: Callable[[dict[str, Any]], None] | None = None):
+    def __init__(
+        self,
+        path: Path,
+        on_record: Callable[[dict[str, Any]], None] | None = None,
+        wanted: Callable[[str], bool] | None = None,
+    ):
+        """``on_record``: called with every record on disk, in order, as it is opened.
+        ``wanted``: only records whose game id it accepts are parsed and passed on; the
+        others are skipped at the cost of finding their id (a long-lived journal, such
+        as a ladder's records file, opens at the speed of reading it)."""
         self.path = path
         self.ids: set[str] = set()
         self._starts = array("q")
@@ -53,7 +90,7 @@ class Journal:
             raise JournalLocked(
                 f"{path} is in use by another tournament driver (wait for it or stop it)"
             ) from None
-        self._load(on_record)
+        self._load(on_record, wanted)
         self._end_pos = self._fh.tell()
         self.durable = len(self)
         """How many records are on disk (fsynced); :meth:`lines` may read that many."""
@@ -68,7 +105,11 @@ class Journal:
 
     # -- reading -----------------------------------------------------------------
 
-    def _load(self, on_record: Callable[[dict[str, Any]], None] | None) -> None:
+    def _load(
+        self,
+        on_record: Callable[[dict[str, Any]], None] | None,
+        wanted: Callable[[str], bool] | None,
+    ) -> None:
         fh = self._fh
         fh.seek(0)
         offset = 0
@@ -77,6 +118,16 @@ class Journal:
             start, offset = offset, offset + len(raw)
             if not raw.endswith(b"\n"):
                 break  # torn last line: repaired below
+            quick = None if wanted is None else quick_game_id(raw)
+            if quick is not None and not (
+                on_record is not None and wanted is not None and wanted(quick)
+            ):
+                good_end = offset
+                if quick not in self.ids:
+                    self.ids.add(quick)
+                    self._starts.append(start)
+                    self._ends.append(offset)
+                continue
             try:
                 record = json.loads(raw)
                 game_id = record["game_id"]
