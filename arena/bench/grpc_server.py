@@ -102,9 +102,10 @@ def _load(address: str, token: str, matches: int, think_ms: float, seconds: floa
 def run_server_bench(
     flood: int, burst: int, sizes: list[int], think_ms: float, seconds: float, max_pending: int
 ) -> dict[str, Any]:
-    """Two ``arena serve`` processes for the whole run: the single match, the burst and
-    the 1-process runs on the first, the 2-process runs on both, the flood last (its
-    unjoined matches would hold ``--max-pending`` for the other measurements)."""
+    """Two ``arena serve`` processes for the load: the single match, the burst and the
+    1-process runs on the first, the 2-process runs on both; then the flood on a fresh
+    one (its unjoined matches would hold ``--max-pending`` for the other measurements,
+    and matches left over from a load run would share its CPU)."""
     token = secrets.token_urlsafe(16)
     report: dict[str, Any] = {"think_ms": think_ms, "seconds": seconds}
     servers = _serving(2, token, max_pending)
@@ -130,9 +131,14 @@ def run_server_bench(
             scale[f"{k}_process"] = {"runs": rows, "held_matches": max(held, default=0)}
         report["scale"] = scale
         report["goal"] = LOAD_GOAL
-        if flood:
+    finally:
+        for server in servers:
+            server.stop()
+    if flood:  # on a server of its own: nothing else running
+        (server,) = _serving(1, token, max_pending)
+        try:
             args = ["--mode", "flood", "--token", token, "--matches", str(flood)]
-            (got,) = _clients(servers[1].address, [args], 600)
+            (got,) = _clients(server.address, [args], 600)
             health = summary(got["latencies_us"])
             report["flood"] = {
                 "calls": flood,
@@ -143,8 +149,7 @@ def run_server_bench(
                 "health_p99_ms": round(health["p99_us"] / 1000, 2),
                 "goal_ms": HEALTH_GOAL_MS,
             }
-    finally:
-        for server in servers:
+        finally:
             server.stop()
     return report
 
