@@ -85,7 +85,7 @@ def _clients(address: str, runs: list[list[str]], timeout_s: float) -> list[dict
             proc.communicate()
             raise UserError("a benchmark client did not finish in time") from None
         if proc.returncode != 0:
-            last = (stderr.strip().splitlines() or ["?"])[-1]
+            last = " | ".join(stderr.strip().splitlines()[-6:]) or "?"
             raise UserError(f"a benchmark client failed: {last}")
         out.append(json.loads(stdout))
     return out

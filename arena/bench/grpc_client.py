@@ -9,7 +9,15 @@ Modes:
   next Turn of that match (one full move exchange: request, validation, engine step,
   chance steps, next observation and legal actions, response);
 - ``load``: ``--matches`` matches kept running at once, each bot thinking
-  ``--think-ms`` before it answers; samples as in ``game`` (think time excluded).
+  ``--think-ms`` before it answers; samples as in ``game`` (think time excluded);
+  ``--address`` may list several servers (comma-separated): matches go round-robin;
+- ``flood``: ``--matches`` CreateMatch calls at once (nobody joins), while a health
+  check runs every 10 ms on another connection; samples are the health round trips,
+  plus the count of each CreateMatch status code;
+- ``burst``: ``--matches`` concurrent GetMatch calls on one channel; the count of each
+  status code (the CANCELLED bursts of issue 16).
+
+``--token`` is the admin token of an ``arena serve`` (metadata of CreateMatch/GetMatch).
 """
 
 from __future__ import annotations
@@ -20,15 +28,19 @@ import gc
 import json
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
 ECHO = "/menagerie.bench.Echo/PingPong"
 PAYLOAD = bytes(200)
+METADATA: list[tuple[str, str]] = []
+"""The admin token's metadata (``--token``), sent with CreateMatch and GetMatch."""
 
 
 @dataclass
@@ -37,6 +49,8 @@ class Samples:
     collect_from: float = 0.0
     stop_at: float = float("inf")
     wanted: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    """Failed calls by status and details (a match that failed is replaced)."""
 
     def add(self, seconds: float) -> None:
         if time.perf_counter() >= self.collect_from:
@@ -108,37 +122,109 @@ async def play_seat(
 async def play_matches(
     address: str, concurrent: int, samples: Samples, think_s: float, seed: int
 ) -> int:
-    """Keep ``concurrent`` matches running until ``samples`` is done; returns matches played."""
+    """Keep ``concurrent`` matches running until ``samples`` is done; returns matches
+    played. ``address``: one server, or several comma-separated (round-robin)."""
     rng = random.Random(seed)
     played = 0
+    channels = [grpc.aio.insecure_channel(a) for a in address.split(",")]
+    try:
+        stubs = [pb_grpc.GameServiceStub(c) for c in channels]
+
+        async def one_match(stub: pb_grpc.GameServiceAsyncStub) -> None:
+            nonlocal played
+            while not samples.done():
+                try:
+                    created = await stub.CreateMatch(
+                        pb.CreateMatchRequest(
+                            game="zooloretto_mini", num_players=2, seed=rng.randrange(1 << 30)
+                        ),
+                        metadata=METADATA,
+                    )
+                    clock = MatchClock()
+                    await asyncio.gather(
+                        *(
+                            play_seat(stub, s.credential, clock, samples, think_s, rng)
+                            for s in created.seats
+                        )
+                    )
+                    played += 1
+                except grpc.aio.AioRpcError as exc:  # counted, and the next match starts
+                    samples.errors[f"{exc.code().name}: {exc.details()}"[:120]] += 1
+                    await asyncio.sleep(0.1)
+
+        await asyncio.gather(*(one_match(stubs[i % len(stubs)]) for i in range(concurrent)))
+    finally:
+        for channel in channels:
+            await channel.close()
+    return played
+
+
+async def flood(address: str, n: int) -> dict[str, object]:
+    """``n`` CreateMatch calls at once; health round trips (us) meanwhile."""
+    latencies: list[float] = []
+    codes: Counter[str] = Counter()
+    async with (
+        grpc.aio.insecure_channel(address) as channel,
+        grpc.aio.insecure_channel(
+            address, options=[("grpc.use_local_subchannel_pool", 1)]
+        ) as probe,
+    ):
+        stub = pb_grpc.GameServiceStub(channel)
+        health: Any = health_pb2_grpc.HealthStub(probe)  # (grpc_health ships no stubs)
+        await health.Check(health_pb2.HealthCheckRequest(), timeout=30)
+        request = pb.CreateMatchRequest(game="zooloretto_mini", num_players=2)
+
+        async def create() -> None:
+            try:
+                await stub.CreateMatch(request, metadata=METADATA, timeout=120)
+                codes["OK"] += 1
+            except grpc.aio.AioRpcError as exc:
+                codes[exc.code().name] += 1
+
+        async def check_health(stop: asyncio.Event) -> None:
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                await health.Check(health_pb2.HealthCheckRequest(), timeout=120)
+                latencies.append((time.perf_counter() - t0) * 1e6)
+                await asyncio.sleep(0.01)
+
+        stop = asyncio.Event()
+        checker = asyncio.create_task(check_health(stop))
+        t0 = time.perf_counter()
+        await asyncio.gather(*(create() for _ in range(n)))
+        seconds = time.perf_counter() - t0
+        await asyncio.sleep(0.5)  # (and right after)
+        stop.set()
+        await checker
+    return {"latencies_us": latencies, "codes": dict(codes), "flood_s": round(seconds, 2)}
+
+
+async def burst(address: str, n: int) -> dict[str, object]:
+    """``n`` concurrent GetMatch calls on one channel: the count of each status code."""
+    codes: Counter[str] = Counter()
     async with grpc.aio.insecure_channel(address) as channel:
         stub = pb_grpc.GameServiceStub(channel)
 
-        async def one_match() -> None:
-            nonlocal played
-            while not samples.done():
-                created = await stub.CreateMatch(
-                    pb.CreateMatchRequest(
-                        game="zooloretto_mini", num_players=2, seed=rng.randrange(1 << 30)
-                    )
+        async def get() -> None:
+            try:
+                await stub.GetMatch(
+                    pb.GetMatchRequest(match_id="m-none"), metadata=METADATA, timeout=120
                 )
-                clock = MatchClock()
-                await asyncio.gather(
-                    *(
-                        play_seat(stub, s.credential, clock, samples, think_s, rng)
-                        for s in created.seats
-                    )
-                )
-                played += 1
+                codes["OK"] += 1
+            except grpc.aio.AioRpcError as exc:
+                codes[exc.code().name] += 1
 
-        await asyncio.gather(*(one_match() for _ in range(concurrent)))
-    return played
+        await asyncio.gather(*(get() for _ in range(n)))
+    return {"codes": dict(codes), "latencies_us": []}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="arena bench grpc client")
     parser.add_argument("--address", required=True)
-    parser.add_argument("--mode", choices=("pingpong", "game", "load"), required=True)
+    parser.add_argument(
+        "--mode", choices=("pingpong", "game", "load", "flood", "burst"), required=True
+    )
+    parser.add_argument("--token", default="")
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--matches", type=int, default=1)
@@ -152,7 +238,13 @@ def main() -> None:
     gc.freeze()
     gc.set_threshold(20_000, 50, 1000)
     out: dict[str, object] = {}
-    if args.mode == "pingpong":
+    if args.token:
+        METADATA.append(("authorization", f"Bearer {args.token}"))
+    if args.mode == "flood":
+        out = asyncio.run(flood(args.address, args.matches))
+    elif args.mode == "burst":
+        out = asyncio.run(burst(args.address, args.matches))
+    elif args.mode == "pingpong":
         out["latencies_us"] = asyncio.run(pingpong(args.address, args.moves, args.warmup))
     elif args.mode == "game":
         samples = Samples(wanted=args.moves + args.warmup)
@@ -166,6 +258,7 @@ def main() -> None:
             play_matches(args.address, args.matches, samples, args.think_ms / 1000, args.seed)
         )
         out["latencies_us"] = samples.latencies_us
+        out["errors"] = dict(samples.errors)
     print(json.dumps(out))
 
 

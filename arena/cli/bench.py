@@ -1,5 +1,5 @@
-"""``arena bench engine|grpc|arena|strength|ladder|ratings|sandbox``: the benchmarks (``--json``
-for machines).
+"""``arena bench engine|grpc|server|arena|strength|ladder|ratings|sandbox``: the benchmarks
+(``--json`` for machines).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 """
@@ -52,6 +52,41 @@ def bench_grpc_cmd(
         print(json.dumps(report, indent=1))
     else:
         print_report(report)
+
+
+@user_errors
+def bench_server_cmd(
+    flood: Annotated[
+        int, typer.Option("--flood", help="CreateMatch calls at once (0: skip).")
+    ] = 2000,
+    burst: Annotated[
+        int, typer.Option("--burst", help="Concurrent GetMatch calls on one channel (0: skip).")
+    ] = 10_000,
+    sizes: Annotated[
+        str, typer.Option("--sizes", help="Concurrent match counts to try (comma-separated).")
+    ] = "250,500,1000",
+    think_ms: Annotated[float, typer.Option("--think-ms", help="Bot think time per move.")] = 500.0,
+    seconds: Annotated[float, typer.Option("--seconds", help="Duration of each load run.")] = 10.0,
+    max_pending: Annotated[
+        int, typer.Option("--max-pending", help="The servers' --max-pending.")
+    ] = 1000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """`arena serve` processes under load: CreateMatch flood vs health, a GetMatch burst,
+    and concurrent matches (1 and 2 server processes) at p99 <= 2x single-match p99."""
+    from arena.bench.grpc_server import print_server_report, run_server_bench
+
+    try:
+        counts = [int(x) for x in sizes.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--sizes must be comma-separated integers, got {sizes!r}") from None
+    if not counts or min(counts) < 1 or seconds <= 0 or flood < 0 or burst < 0:
+        raise UserError("--sizes must be >= 1, --seconds > 0, --flood and --burst >= 0")
+    report = run_server_bench(flood, burst, counts, think_ms, seconds, max_pending)
+    if as_json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_server_report(report)
 
 
 @user_errors

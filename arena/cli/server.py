@@ -1,7 +1,18 @@
-"""``arena serve``: the game server that remote bots connect to."""
+"""``arena serve``: the game server that remote bots connect to.
+
+CreateMatch and GetMatch are admin calls: ``arena serve`` always requires the admin
+token (metadata ``authorization: Bearer TOKEN``). It is ``--admin-token`` or
+``MENAGERIE_ADMIN_TOKEN`` when given, else a fresh random one printed at start (a server
+reachable from the internet must not let anyone create matches; a token works the same
+through a proxy or a port forward, where "localhost only" would not). Bots need no
+token: their seat credential is their authority.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import resource
+import secrets
 import signal
 import sys
 import threading
@@ -42,16 +53,30 @@ def serve_cmd(
         typer.Option(
             "--admin-token",
             envvar="MENAGERIE_ADMIN_TOKEN",
-            help="Require 'authorization: Bearer TOKEN' for CreateMatch/GetMatch.",
+            help="The admin token CreateMatch/GetMatch need ('authorization: Bearer TOKEN'); "
+            "default: a random one, printed at start.",
         ),
     ] = "",
+    max_matches: Annotated[
+        int, typer.Option("--max-matches", help="Live matches at most (RESOURCE_EXHAUSTED beyond).")
+    ] = 2000,
+    max_pending: Annotated[
+        int,
+        typer.Option("--max-pending", help="Matches whose seats are still joining, at most."),
+    ] = 1000,
+    rejoin_grace_s: Annotated[
+        float,
+        typer.Option("--rejoin-grace-s", help="A seat whose stream broke may rejoin this soon."),
+    ] = 2.0,
 ) -> None:
     """The game server that remote bots connect to (gRPC, health, reflection).
 
     Matches are created with the CreateMatch RPC, which returns one credential per
-    seat; bots join with them (see proto/README.md). SIGINT/SIGTERM shut down
-    gracefully: health turns NOT_SERVING, in-flight matches get --grace seconds, the
-    rest are aborted and recorded (in <records>.aborted.jsonl).
+    seat; bots join with them (see proto/README.md). CreateMatch/GetMatch need the admin
+    token (--admin-token, MENAGERIE_ADMIN_TOKEN, or a random one printed at start).
+    SIGINT/SIGTERM shut down gracefully: health turns NOT_SERVING, in-flight matches get
+    --grace seconds, the rest are aborted and recorded (in <records>.aborted.jsonl); the
+    process exits 0 within --grace plus about 20 s, whatever the load.
     """
     from arena.server.app import GameServer, RecordJournal, ServerError
     from arena.server.hub import GC_THRESHOLD, SWITCH_INTERVAL_S, ServerConfig
@@ -60,12 +85,22 @@ def serve_cmd(
         raise UserError(f"--port must be 0-65535, got {port}")
     if max_message_kb < 1:
         raise UserError(f"--max-message-kb must be at least 1, got {max_message_kb}")
+    if max_matches < 1 or max_pending < 1:
+        raise UserError("--max-matches and --max-pending must be at least 1")
+    if grace < 0 or rejoin_grace_s < 0:
+        raise UserError("--grace and --rejoin-grace-s must not be negative")
+    generated = not admin_token
+    admin_token = admin_token or secrets.token_urlsafe(24)
+    raise_open_files_limit()
     config = ServerConfig(
         max_message_kb=max_message_kb,
         margin_ms=margin_ms,
         stall_ms=stall_s * 1000,
         join_timeout_s=join_timeout_s,
         admin_token=admin_token,
+        max_matches=max_matches,
+        max_pending=max_pending,
+        rejoin_grace_s=rejoin_grace_s,
         switch_interval_s=SWITCH_INTERVAL_S,
         gc_threshold=GC_THRESHOLD,
     )
@@ -79,6 +114,8 @@ def serve_cmd(
         f"serving menagerie.v1.GameService on {host}:{bound} (grpc.health.v1, reflection)",
         flush=True,
     )
+    if generated:
+        print(f"admin token (CreateMatch/GetMatch): {admin_token}", flush=True)
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -90,6 +127,20 @@ def serve_cmd(
         pass
     print(f"shutting down (health NOT_SERVING; {grace:g} s for in-flight matches)", flush=True)
     aborted = server.stop(grace_s=grace)
-    for table in aborted:
+    for table in aborted[:20]:
         print(f"aborted match {table.match_id}: {table.abort_reason}", file=sys.stderr)
+    if len(aborted) > 20:
+        print(f"... and {len(aborted) - 20} more", file=sys.stderr)
     print(f"stopped; {len(aborted)} match(es) aborted", flush=True)
+
+
+def raise_open_files_limit() -> None:
+    """Raise this process's soft limit of open files to its hard limit: each connection
+    is a file, and a low soft limit (often 1024, sometimes 256) would let a few hundred
+    idle sockets lock every other client out."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        # (if refused, the limit stays; the handshake timeout still frees idle sockets)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))

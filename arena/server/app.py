@@ -2,13 +2,22 @@
 
 The server runs a ``grpc.aio`` server on its own event-loop thread and serves
 ``menagerie.v1.GameService``, standard ``grpc.health.v1`` health and server reflection
-(grpcurl-compatible). Matches it hosts (``create_match``, or the CreateMatch RPC) are
-played by ``arena.match.play_match`` in one thread each; tables opened with
-``open_table`` are driven by the caller (``arena.match.cmdbots``).
+(grpcurl-compatible, ``grpc.reflection.v1`` and ``v1alpha``). Matches it hosts
+(``create_match``, or the CreateMatch RPC) cost a table and nothing else while their
+seats are joining: a thread drives a match (``hub.drive``) only once every remote seat
+has joined, or at the join timeout if some have; a hosted match that no seat joined
+within the join timeout is aborted and recorded without ever having had a thread (a
+timer on the event loop). So a flood of CreateMatch calls costs memory bounded by
+``ServerConfig.max_pending`` / ``max_matches`` (RESOURCE_EXHAUSTED beyond), never the
+event loop's time. Tables opened with ``open_table`` are driven by the caller
+(``arena.match.cmdbots``).
 
 Graceful shutdown (``stop``): health turns NOT_SERVING first and new matches are
-refused (UNAVAILABLE); in-flight matches get ``grace_s`` to finish; the rest are aborted
-and their partial records handed to ``on_record`` like finished ones, never dropped.
+refused (UNAVAILABLE); in-flight matches (joining or running) get ``grace_s`` to finish;
+the rest are aborted, and every hosted match's record — finished or partial — is handed
+to ``on_record`` exactly once, never dropped. ``stop`` returns within ``grace_s`` plus
+about ``ABORT_WAIT_S + 15`` s whatever the load, and raises nothing: a step that does not
+complete in its bound is logged and skipped.
 
 >>> with GameServer() as server:
 ...     server.port > 0
@@ -18,6 +27,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import gc
 import logging
@@ -33,17 +43,21 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
 
 from arena.match.records import dumps_line
 from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.hub import Hub, ServerConfig, drive
+from arena.server.reflection import enable_reflection
 from arena.server.service import SERVICE, GameService, handler
 from arena.server.table import Table
 
 log = logging.getLogger("arena.server")
 
 RecordSink = Callable[[dict[str, Any]], None]
+
+ABORT_WAIT_S = 5.0
+"""At shutdown, how long the drivers of aborted matches get to hand over their partial
+records before the server writes them itself."""
 
 
 class RecordJournal:
@@ -76,9 +90,13 @@ class GameServer:
         config: ServerConfig | None = None,
         on_record: RecordSink | None = None,
         extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
+        reflect: Sequence[str] = (),
     ) -> None:
         self.config = config or ServerConfig()
         self._extra_handlers = tuple(extra_handlers)
+        self.reflected = tuple(reflect)
+        """Full names of the extra handlers' services that reflection lists (their
+        descriptors must be in the default pool, as generated ``_pb2`` modules put them)."""
         self.hub = Hub(self.config)
         self.on_record = on_record
         self.host = "127.0.0.1"
@@ -92,6 +110,12 @@ class GameServer:
         self._health: HealthServicer | None = None
         self._threads: dict[str, threading.Thread] = {}
         self._threads_lock = threading.Lock()
+        self._hosted: dict[str, Table] = {}
+        """Hosted matches whose record has not been handed to ``on_record`` yet."""
+        self._background = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="game-server-records"
+        )
+        """Writes the records of matches aborted on the event loop (join timeouts)."""
         self.stopped = threading.Event()
 
     # -- life cycle ---------------------------------------------------------------------
@@ -128,26 +152,14 @@ class GameServer:
         return self.port
 
     async def _start(self, host: str, port: int, unix_path: str | None = None) -> int:
-        limit = self.config.max_message_kb * 1024
-        server = grpc.aio.server(
-            options=[
-                ("grpc.max_receive_message_length", limit),
-                ("grpc.so_reuseport", 0),
-                # Detect dead connections (a vanished bot frees its seat for a rejoin) and
-                # let clients ping every 10 s without being told "too many pings".
-                ("grpc.keepalive_time_ms", 30_000),
-                ("grpc.keepalive_timeout_ms", 10_000),
-                ("grpc.keepalive_permit_without_calls", 1),
-                ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
-            ]
-        )
+        server = grpc.aio.server(options=server_options(self.config))
         server.add_generic_rpc_handlers((handler(GameService(self.hub, self._host_table)),))
         if self._extra_handlers:
             server.add_generic_rpc_handlers(self._extra_handlers)
         health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health, server)
         names = (SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
-        reflection.enable_server_reflection((*names, reflection.SERVICE_NAME), server)
+        enable_reflection((*names, *self.reflected), server)
         try:
             bound = server.add_insecure_port(f"{host}:{port}")
         except RuntimeError as exc:
@@ -168,31 +180,52 @@ class GameServer:
         future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self._loop)
         return future.result(timeout)
 
+    def _call_quietly(self, coro: Any, timeout: float, what: str) -> None:
+        """``_call`` for a shutdown step: a step that fails or overruns is logged, not raised."""
+        try:
+            self._call(coro, timeout)
+        except (concurrent.futures.TimeoutError, TimeoutError):
+            log.warning("shutdown: %s did not complete within %g s", what, timeout)
+        except Exception as exc:
+            log.warning("shutdown: %s failed: %s: %s", what, type(exc).__name__, exc)
+
     def stop(self, grace_s: float = 10.0) -> list[Table]:
-        """Graceful shutdown; returns the tables that had to be aborted."""
+        """Graceful shutdown; returns the tables that had to be aborted (bounded: see the
+        module docstring)."""
         if self._loop is None or self.stopped.is_set():
             return []
         self.hub.accepting = False
         if self._health is not None:
-            self._call(self._health.enter_graceful_shutdown(), timeout=5)
+            self._call_quietly(self._health.enter_graceful_shutdown(), 5, "health NOT_SERVING")
         deadline = time.monotonic() + grace_s
         for table in self.hub.running():
             table.done.wait(max(0.0, deadline - time.monotonic()))
-        aborted = [t for t in self.hub.running()]
+        aborted = self.hub.running()
+        reason = f"the server shut down (grace period of {grace_s:g} s expired)"
         for table in aborted:
-            table.request_abort(f"the server shut down (grace period of {grace_s:g} s expired)")
+            table.request_abort(reason)
+            if self._is_hosted(table) and table.claim_start():  # never driven: no thread
+                self._abort_unplayed(table, reason)
+        wait_until = time.monotonic() + ABORT_WAIT_S
         for table in aborted:
-            table.done.wait(10)
+            table.done.wait(max(0.0, wait_until - time.monotonic()))
         with self._threads_lock:
             threads = list(self._threads.values())
         for thread in threads:
-            thread.join(5)
+            thread.join(max(0.0, wait_until - time.monotonic()))
+        with self._threads_lock:
+            stuck = list(self._hosted.values())
+        for table in stuck:  # its driver did not hand over a record in time
+            log.warning("shutdown: match %s did not stop in time; recording it", table.match_id)
+            self._deliver(table, table.abort(reason, table.last_state))
+        self._background.shutdown(wait=True)
         if self._server is not None:
-            self._call(self._server.stop(1.0), timeout=10)
+            self._call_quietly(self._server.stop(1.0), 10, "the gRPC server's stop")
         self._loop.call_soon_threadsafe(self._loop.stop)
         if self._loop_thread is not None:
-            self._loop_thread.join(10)
-        self._loop.close()
+            self._loop_thread.join(5)
+        if self._loop_thread is None or not self._loop_thread.is_alive():
+            self._loop.close()
         if self.unix_path is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.unix_path)
@@ -236,7 +269,10 @@ class GameServer:
         in_process: Mapping[int, Bot] | None = None,
         extra_step: StepHook | None = None,
     ) -> Table:
-        """A match hosted by the server: every seat without an in-process bot is remote."""
+        """A match hosted by the server: every seat without an in-process bot is remote.
+        It is driven once every remote seat has joined (see the module docstring); the
+        server must be started. Raises ``StreamError`` (RESOURCE_EXHAUSTED) at the
+        ``max_matches``/``max_pending`` limits, (UNAVAILABLE) while shutting down."""
         names = list(names or [f"seat{s}" for s in range(spec.num_players)])
         bots = dict(in_process or {})
         remote = [s not in bots for s in range(spec.num_players)]
@@ -245,6 +281,43 @@ class GameServer:
         return table
 
     def _host_table(self, table: Table, extra_step: StepHook | None = None) -> None:
+        """Host ``table`` (any thread): driven once every seat has joined (``on_seated``),
+        or settled at the join timeout (a timer on the event loop)."""
+        with self._threads_lock:
+            self._hosted[table.match_id] = table
+
+        def seated() -> None:
+            if table.claim_start():
+                self._start_driver(table, extra_step)
+
+        table.on_seated = seated
+        table.seat_joined()  # every seat already joined (or none is remote): start now
+        loop = self._loop
+        assert loop is not None, "the server is not started"
+        delay = max(0.0, table.created + self.config.join_timeout_s - time.monotonic())
+        loop.call_soon_threadsafe(loop.call_later, delay, self._join_deadline, table, extra_step)
+
+    def _is_hosted(self, table: Table) -> bool:
+        with self._threads_lock:
+            return table.match_id in self._hosted
+
+    def _join_deadline(self, table: Table, extra_step: StepHook | None) -> None:
+        """(event loop) The join timeout of a hosted match: drive it if a seat joined (the
+        others fail with ``disconnect``), else abort it without a thread."""
+        if table.is_over() or not table.claim_start():
+            return
+        if any(seat is not None and seat.ever_joined for seat in table.seats):
+            self._start_driver(table, extra_step)
+            return
+        reason = f"no seat joined within the join timeout ({self.config.join_timeout_s:g} s)"
+        with contextlib.suppress(RuntimeError):  # (shutting down: ``stop`` records it)
+            self._background.submit(self._abort_unplayed, table, reason)
+
+    def _abort_unplayed(self, table: Table, reason: str) -> None:
+        table.request_abort(reason)
+        self._deliver(table, table.abort(reason))
+
+    def _start_driver(self, table: Table, extra_step: StepHook | None) -> None:
         thread = threading.Thread(
             target=self._play, args=(table, extra_step), name=f"match-{table.match_id}", daemon=True
         )
@@ -254,13 +327,40 @@ class GameServer:
 
     def _play(self, table: Table, extra_step: StepHook | None) -> None:
         try:
-            record = drive(table, extra_step)
-            if self.on_record is not None:
-                try:
-                    self.on_record(record)
-                except Exception:
-                    log.exception("writing the record of match %s failed", table.match_id)
+            self._deliver(table, drive(table, extra_step))
         finally:
-            self.hub.mark_finished(table)
             with self._threads_lock:
                 self._threads.pop(table.match_id, None)
+
+    def _deliver(self, table: Table, record: dict[str, Any]) -> None:
+        """Hand the record of a hosted match to ``on_record``, once (the first call wins)."""
+        with self._threads_lock:
+            if self._hosted.pop(table.match_id, None) is None:
+                return
+        try:
+            if self.on_record is not None:
+                self.on_record(record)
+        except Exception:
+            log.exception("writing the record of match %s failed", table.match_id)
+        finally:
+            self.hub.mark_finished(table)
+
+
+def server_options(config: ServerConfig) -> list[tuple[str, int]]:
+    """The grpc core options of the game server: message size, keepalive and the
+    per-connection limits of ``ServerConfig`` (see its fields)."""
+    return [
+        ("grpc.max_receive_message_length", config.max_message_kb * 1024),
+        ("grpc.so_reuseport", 0),
+        # Detect dead connections (a vanished bot frees its seat for a rejoin) and
+        # let clients ping every 10 s without being told "too many pings".
+        ("grpc.keepalive_time_ms", 30_000),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        ("grpc.max_concurrent_streams", config.max_streams_per_connection),
+        ("grpc.server.max_pending_requests", config.max_queued_calls),
+        ("grpc.server.max_pending_requests_hard_limit", config.max_queued_calls),
+        ("grpc.max_connection_idle_ms", int(config.idle_connection_s * 1000)),
+        ("grpc.server_handshake_timeout_ms", int(config.handshake_timeout_s * 1000)),
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import threading
 import time
@@ -17,7 +18,7 @@ from menagerie.v1 import game_service_pb2 as pb
 from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.seats import RemoteSeat
 from arena.server.streams import StreamError
-from arena.server.table import MatchAborted, Table
+from arena.server.table import WAITING, MatchAborted, Table
 from engine import Action, State
 
 log = logging.getLogger("arena.server")
@@ -34,7 +35,40 @@ class ServerConfig:
     stall_ms: float = 60_000.0
     """A connected seat silent this long with a turn pending has stalled."""
     join_timeout_s: float = 30.0
-    """A seat that has not joined this long after its match was created is disconnected."""
+    """A seat that has not joined this long after its match was created is disconnected;
+    a hosted match that no seat joined in that time is aborted (a record, no thread)."""
+    rejoin_grace_s: float = 2.0
+    """A seat whose stream broke may rejoin this long (same credential) before the failure
+    policy applies (``disconnect``). The move clock keeps running meanwhile; a pending
+    turn is sent again on the new stream."""
+    join_first_s: float = 5.0
+    """A Play stream whose first message (the Join) has not come this long after it opened
+    is closed with UNAUTHENTICATED (it holds no seat, only a connection)."""
+    max_matches: int = 2000
+    """Live matches (created and not over, joining or running) at once; CreateMatch (and
+    ``create_match``/``open_table``) beyond it: RESOURCE_EXHAUSTED."""
+    max_busy_matches: int = 4
+    """Match threads advancing their match at once (chance, the moves of forfeited seats,
+    in-process bots' answers; not the inline moves of remote seats). More wait their turn:
+    hundreds of matches played out at once (their bots gone) would otherwise starve the
+    event loop of the GIL (calls CANCELLED, health late)."""
+    max_pending: int = 1000
+    """Matches at once whose seats are still joining (they cost a table, no thread);
+    beyond it: RESOURCE_EXHAUSTED."""
+    max_streams_per_connection: int = 10_000
+    """``grpc.max_concurrent_streams``: RPCs at once on one HTTP/2 connection. grpc's client
+    does not reliably queue a burst beyond it: the excess is refused (RST_STREAM
+    REFUSED_STREAM: UNAVAILABLE, retryable, nothing was done). Measured: 10,000 GetMatch
+    at once on one channel all answered at 10,000; 38% UNAVAILABLE at 1,000."""
+    max_queued_calls: int = 10_000
+    """``grpc.server.max_pending_requests`` (and its hard limit): calls received and not yet
+    picked up by a handler. grpc's default of 1,000 (hard 3,000) cancelled 17-52% of
+    10,000 concurrent GetMatch calls (CANCELLED): bursts are queued up to this bound."""
+    idle_connection_s: float = 300.0
+    """``grpc.max_connection_idle_ms``: a connection with no RPC this long is closed (GOAWAY)."""
+    handshake_timeout_s: float = 10.0
+    """``grpc.server_handshake_timeout_ms``: a socket that has not completed the HTTP/2
+    handshake this long after it connected is closed (idle raw sockets hold no fd long)."""
     flood_rate: float = 20.0
     """Unsolicited messages (not answering a pending turn) allowed per second and stream."""
     flood_burst: int = 50
@@ -46,7 +80,8 @@ class ServerConfig:
     keep_finished_s: float = 600.0
     """How long a finished match stays known (GetMatch, late Join -> FAILED_PRECONDITION)."""
     admin_token: str = ""
-    """When set, CreateMatch/GetMatch need metadata ``authorization: Bearer <token>``."""
+    """When set, CreateMatch/GetMatch need metadata ``authorization: Bearer <token>``
+    (``arena serve`` always sets one: given, or generated and printed)."""
     switch_interval_s: float | None = None
     """When set, ``sys.setswitchinterval`` at start (process-wide). A short interval (0.5 ms)
     hands the GIL between the event loop and match threads sooner: lower move latency
@@ -76,7 +111,12 @@ class Hub:
         self._lock = threading.Lock()
         self.tables: dict[str, Table] = {}
         self._credentials: dict[str, tuple[Table, int]] = {}
+        self.busy = threading.BoundedSemaphore(config.max_busy_matches)
+        """Shared by the tables (``ServerConfig.max_busy_matches``)."""
+        self._live: dict[str, Table] = {}
+        """Tables not yet marked finished (what the capacity limits count)."""
         self._finished_at: dict[str, float] = {}
+        """Finished match ids -> when, oldest first (purged from the front)."""
         self.accepting = True
 
     def open_table(
@@ -92,6 +132,7 @@ class Hub:
             raise StreamError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
         match_id = spec.match_id or f"m-{uuid.uuid4().hex[:12]}"
         with self._lock:
+            self._check_capacity_locked()
             if match_id in self.tables:
                 match_id = f"{match_id}-{uuid.uuid4().hex[:6]}"
         if not spec.match_id:
@@ -106,14 +147,39 @@ class Hub:
             margin_ms=c.margin_ms,
             stall_ms=c.stall_ms,
             join_timeout_s=c.join_timeout_s,
+            rejoin_grace_s=c.rejoin_grace_s,
             in_process=in_process,
+            busy=self.busy,
         )
         with self._lock:
             self._purge()
+            self._check_capacity_locked()  # (again: another table may have come meanwhile)
             self.tables[match_id] = table
+            self._live[match_id] = table
             for seat, credential in table.credentials.items():
                 self._credentials[credential] = (table, seat)
         return table
+
+    def _check_capacity_locked(self) -> None:
+        """RESOURCE_EXHAUSTED when ``max_matches`` live or ``max_pending`` joining matches
+        are open (lock held). O(tables): a few microseconds per thousand tables."""
+        c = self.config
+        live = pending = 0
+        for table in self._live.values():
+            if not table.is_over():
+                live += 1
+                pending += table.status == WAITING
+        if live >= c.max_matches:
+            raise StreamError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the server holds its limit of {c.max_matches} live matches; retry later",
+            )
+        if pending >= c.max_pending:
+            raise StreamError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the server holds its limit of {c.max_pending} matches whose seats are "
+                "still joining; retry later",
+            )
 
     def authenticate(self, join: pb.Join) -> RemoteSeat:
         """The seat a Join acts for; StreamError with the right status code otherwise."""
@@ -157,16 +223,17 @@ class Hub:
 
     def running(self) -> list[Table]:
         with self._lock:
-            return [t for t in self.tables.values() if not t.is_over()]
+            return [t for t in self._live.values() if not t.is_over()]
 
     def mark_finished(self, table: Table) -> None:
         with self._lock:
-            self._finished_at[table.match_id] = time.monotonic()
+            if self._live.pop(table.match_id, None) is not None:
+                self._finished_at[table.match_id] = time.monotonic()
 
     def _purge(self) -> None:
         """Forget matches finished more than keep_finished_s ago (lock held)."""
         horizon = time.monotonic() - self.config.keep_finished_s
-        old = [m for m, t in self._finished_at.items() if t < horizon]
+        old = list(itertools.takewhile(lambda m: self._finished_at[m] < horizon, self._finished_at))
         for match_id in old:
             table = self.tables.pop(match_id, None)
             del self._finished_at[match_id]

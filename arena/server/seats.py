@@ -49,6 +49,8 @@ class Pending:
     """perf_counter() when the seat was asked (the answer's ms count from here)."""
     deadline: float
     """time.monotonic() after which the turn has timed out (or stalled)."""
+    message: bytes = b""
+    """The Turn as sent (sent again, unchanged, to a seat that rejoins while it is pending)."""
 
 
 # What the table hands back to the match thread (``Table.await_handback``):
@@ -97,6 +99,10 @@ class SeatTable(Protocol):
     def created(self) -> float: ...
     @property
     def join_timeout_s(self) -> float: ...
+    @property
+    def rejoin_grace_s(self) -> float: ...
+    def seat_joined(self) -> None: ...
+    def seat_lost_locked(self) -> None: ...
 
     # an abort in progress
     @property
@@ -138,6 +144,10 @@ class RemoteSeat:
         self._wake = threading.Condition(self._lock)
         self.outbox: Outbox | None = None
         self.ever_joined = False
+        self.lost_at: float | None = None
+        """time.monotonic() when the seat's stream broke (None while connected): it may
+        rejoin until ``lost_at + table.rejoin_grace_s``."""
+        self.lost_reason = ""
         self.gone: str | None = None
         self.pending: Pending | None = None
         self.last_issued = 0
@@ -159,23 +169,48 @@ class RemoteSeat:
                     f"seat {self.seat} of match {self.table.match_id} is already connected "
                     "on another stream",
                 )
+            first = not self.ever_joined
             self.outbox = outbox
             self.ever_joined = True
+            self.lost_at = None
             if bot_name:
                 self.remote_name = bot_name
             if bot_version:
                 self.version = bot_version
             self._wake.notify_all()
-        outbox.send(pb.PlayResponse(match_start=self.table.match_start(self.seat)))
+            outbox.send(pb.PlayResponse(match_start=self.table.match_start(self.seat)))
+            if self.pending is not None:  # a rejoin within the grace: the turn again
+                outbox.send(self.pending.message)
+        if first:
+            self.table.seat_joined()
 
     def detach(self, outbox: Outbox, reason: str) -> None:
-        """The stream ``outbox`` ended; a pending turn fails with ``disconnect``."""
+        """The stream ``outbox`` ended; a pending turn fails with ``disconnect`` unless the
+        seat rejoins within the table's rejoin grace (``Table.await_handback`` waits)."""
         with self._lock:
             if self.outbox is not outbox:
                 return
             self.outbox = None
+            self.lost_at = time.monotonic()
+            self.lost_reason = reason
             self._wake.notify_all()
-            self._fail_pending_locked(BotFailure("disconnect", reason))
+            if self.table.rejoin_grace_s <= 0 or self.table.aborting:
+                self._fail_pending_locked(BotFailure("disconnect", reason))
+            else:
+                self.table.seat_lost_locked()
+
+    def rejoin_deadline_locked(self) -> float | None:
+        """Until when a disconnected seat may rejoin (lock held); None while connected or
+        before its first Join."""
+        if self.lost_at is None or self.outbox is not None:
+            return None
+        return self.lost_at + self.table.rejoin_grace_s
+
+    def handle_lost(self, pending: Pending) -> Handback:
+        """The ANSWER for a pending turn whose seat did not rejoin within the grace."""
+        grace = self.table.rejoin_grace_s
+        reason = f"{self.lost_reason}; no rejoin within {grace:g} s"
+        return self.handle_failure(pending, BotFailure("disconnect", reason))
 
     def _fail_pending_locked(self, failure: BotFailure) -> None:
         pending, self.pending = self.pending, None
@@ -330,7 +365,9 @@ class RemoteSeat:
         table = self.table
         sequence = table.next_sequence()
         message = table.turn_message(sequence, self.seat, turn)
-        pending = Pending(self, sequence, turn.legal, started, time.monotonic() + table.wait_s)
+        pending = Pending(
+            self, sequence, turn.legal, started, time.monotonic() + table.wait_s, message
+        )
         self.pending = pending
         self.last_issued = sequence
         table.current = pending
@@ -376,6 +413,11 @@ class RemoteSeat:
                 elif table.aborting:
                     reason = f"match aborted: {table.abort_reason}"
                 elif self.ever_joined:
+                    rejoin_by = self.rejoin_deadline_locked()
+                    left = -1.0 if rejoin_by is None else rejoin_by - time.monotonic()
+                    if left > 0:
+                        self._wake.wait(left)
+                        continue
                     reason = self._disconnected_reason_locked()
                 else:
                     left = deadline - time.monotonic()
@@ -387,7 +429,9 @@ class RemoteSeat:
         raise self._fail("disconnect", reason)
 
     def _disconnected_reason_locked(self) -> str:
-        return f"seat {self.seat} is not connected (its stream closed)"
+        grace = self.table.rejoin_grace_s
+        rejoin = f"; no rejoin within {grace:g} s" if grace > 0 else ""
+        return f"seat {self.seat} is not connected (its stream closed{rejoin})"
 
     def _disconnected_reason(self) -> str:
         with self._lock:

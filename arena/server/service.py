@@ -3,9 +3,14 @@
 Requests are deserialised here, not by gRPC, so that bytes that are not a valid
 message get a clear INVALID_ARGUMENT instead of an opaque INTERNAL error.
 
+Every request field is checked first (:mod:`arena.server.validate`: INVALID_ARGUMENT),
+and an unexpected exception in a handler ends that call with INTERNAL (logged: a bug),
+never UNKNOWN; so a client only ever sees the status codes of proto/README.md.
+
 Error policy on a Play stream (see proto/README.md):
 
-- ending the stream with a status: the first message is not a Join (UNAUTHENTICATED),
+- ending the stream with a status: the first message is not a Join, or none came within
+  ``ServerConfig.join_first_s`` (UNAUTHENTICATED),
   bad or missing credential (UNAUTHENTICATED), credential for another seat or match
   (PERMISSION_DENIED), seat already connected (ALREADY_EXISTS), match over
   (FAILED_PRECONDITION), unparseable first message (INVALID_ARGUMENT), message over
@@ -20,10 +25,11 @@ Error policy on a Play stream (see proto/README.md):
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -35,6 +41,7 @@ from arena.server.messages import error_message, policy_name, serialize_play_res
 from arena.server.seats import RemoteSeat
 from arena.server.streams import Close, Outbox, StreamError, TokenBucket
 from arena.server.table import FINISHED, Table
+from arena.server.validate import check_create, check_join, check_match_id, parse_options
 from engine import GameConfigError, get_game
 
 log = logging.getLogger("arena.server")
@@ -60,7 +67,13 @@ class GameService:
         request_iterator: Any,
         context: grpc.aio.ServicerContext[bytes, pb.PlayResponse | bytes],
     ) -> None:
-        first = await context.read()
+        try:
+            first = await asyncio.wait_for(context.read(), self.hub.config.join_first_s)
+        except TimeoutError:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED,
+                f"no Join within {self.hub.config.join_first_s:g} s of opening the stream",
+            )
         if first is grpc.aio.EOF:  # type: ignore[comparison-overlap]  # the stubs' ServicerContext.read() omits EOF
             return
         try:
@@ -76,6 +89,7 @@ class GameService:
             )
         outbox = Outbox(asyncio.get_running_loop())
         try:
+            check_join(request.join)
             seat = self.hub.authenticate(request.join)
             seat.attach(outbox, request.join.bot_name, request.join.bot_version)
         except StreamError as exc:
@@ -174,6 +188,7 @@ class GameService:
     ) -> AsyncIterator[pb.WatchResponse]:
         outbox = Outbox(asyncio.get_running_loop(), maxsize=self.hub.config.watch_queue)
         try:
+            check_match_id(request.match_id)
             table = self.hub.get(request.match_id)
             table.add_watcher(outbox, self.hub.config.max_watchers)
         except StreamError as exc:
@@ -212,20 +227,16 @@ class GameService:
         self, request: pb.CreateMatchRequest
     ) -> tuple[MatchSpec, MatchConfig, list[str]]:
         bad = grpc.StatusCode.INVALID_ARGUMENT
+        check_create(request)
         try:
             game = get_game(request.game)
         except GameConfigError as exc:
             raise StreamError(bad, str(exc)) from None
-        try:
-            options = json.loads(request.options_json) if request.options_json else {}
-        except json.JSONDecodeError as exc:
-            raise StreamError(bad, f"options_json is not valid JSON: {exc.msg}") from None
-        if not isinstance(options, dict):
-            raise StreamError(bad, "options_json must be a JSON object")
+        options = parse_options(request.options_json)
         try:
             game.new_game(request.num_players, options)
-        except GameConfigError as exc:
-            raise StreamError(bad, str(exc)) from None
+        except (GameConfigError, ValueError, TypeError, KeyError) as exc:
+            raise StreamError(bad, f"options rejected by {game.id}: {exc}") from None
         n = request.num_players
         names = list(request.player_names) or [f"seat{s}" for s in range(n)]
         if len(names) != n:
@@ -242,6 +253,7 @@ class GameService:
     ) -> pb.GetMatchResponse:
         await self._check_admin(context)
         try:
+            check_match_id(request.match_id)
             table = self.hub.get(request.match_id)
         except StreamError as exc:
             await context.abort(exc.code, exc.message)
@@ -268,22 +280,22 @@ def handler(service: GameService) -> grpc.GenericRpcHandler:
     """The generic handler of GameService (requests of Play arrive as raw bytes)."""
     methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         "Play": grpc.stream_stream_rpc_method_handler(
-            service.play,
+            _guarded(service.play),
             request_deserializer=None,
             response_serializer=serialize_play_response,  # Turns come encoded
         ),
         "Watch": grpc.unary_stream_rpc_method_handler(
-            service.watch,
+            _guarded_stream(service.watch),
             request_deserializer=_tolerant(pb.WatchRequest),
             response_serializer=pb.WatchResponse.SerializeToString,
         ),
         "CreateMatch": grpc.unary_unary_rpc_method_handler(
-            service.create_match,
+            _guarded(service.create_match),
             request_deserializer=_tolerant(pb.CreateMatchRequest),
             response_serializer=pb.CreateMatchResponse.SerializeToString,
         ),
         "GetMatch": grpc.unary_unary_rpc_method_handler(
-            service.get_match,
+            _guarded(service.get_match),
             request_deserializer=_tolerant(pb.GetMatchRequest),
             response_serializer=pb.GetMatchResponse.SerializeToString,
         ),
@@ -301,3 +313,47 @@ def _tolerant(cls: Any) -> Callable[[bytes], Any]:
             return cls()
 
     return parse
+
+
+R = TypeVar("R")
+
+
+async def _internal(context: grpc.aio.ServicerContext[Any, Any], what: str) -> None:
+    log.exception("the %s handler failed", what)
+    await context.abort(grpc.StatusCode.INTERNAL, f"internal server error in {what}")
+
+
+def _guarded(
+    method: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[R]],
+) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[R]]:
+    """``method`` with an unexpected exception turned into INTERNAL (never UNKNOWN)."""
+
+    @functools.wraps(method)
+    async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> R:
+        try:
+            return await method(request, context)
+        except (asyncio.CancelledError, grpc.aio.AbortError):
+            raise
+        except Exception:
+            await _internal(context, method.__name__)
+            raise AssertionError("unreachable: abort raises") from None
+
+    return call
+
+
+def _guarded_stream(
+    method: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[R]],
+) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[R]]:
+    """A response-streaming ``method`` guarded like :func:`_guarded`."""
+
+    @functools.wraps(method)
+    async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[R]:
+        try:
+            async for item in method(request, context):
+                yield item
+        except (asyncio.CancelledError, grpc.aio.AbortError):
+            raise
+        except Exception:
+            await _internal(context, method.__name__)
+
+    return call

@@ -16,11 +16,13 @@ in-process bots' turns, the end).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, cast
 
 import grpc
@@ -81,7 +83,9 @@ class Table:
         margin_ms: float,
         stall_ms: float,
         join_timeout_s: float,
+        rejoin_grace_s: float = 0.0,
         in_process: Mapping[int, Bot] | None = None,
+        busy: threading.Semaphore | None = None,
     ) -> None:
         self.match_id = match_id
         self.spec = spec
@@ -91,6 +95,11 @@ class Table:
         self.margin_ms = margin_ms
         self.stall_s = stall_ms / 1000
         self.join_timeout_s = join_timeout_s
+        self.rejoin_grace_s = rejoin_grace_s
+        self._busy: AbstractContextManager[Any] = busy or contextlib.nullcontext()
+        """Held by the match thread while it advances the match (the server's bound on
+        match threads computing at once, ``ServerConfig.max_busy_matches``)."""
+        """How long a seat whose stream broke may take to rejoin (``ServerConfig``)."""
         self.clock_s = None if config.move_ms is None else (config.move_ms + margin_ms) / 1000
         self.wait_s = self.stall_s if self.clock_s is None else min(self.clock_s, self.stall_s)
         """How long a pending turn waits for its answer (the clock, or the stall limit)."""
@@ -127,6 +136,11 @@ class Table:
                 bots.append((in_process or {}).get(s))
         self._bots = bots
         self.last_state: State | None = None
+        self.on_seated: Callable[[], None] | None = None
+        """Called once, in the thread of the last first Join, when every remote seat has
+        joined (the game server starts driving a hosted match then, not before)."""
+        self._seated_fired = False
+        self._claimed = False
         self.on_turn: Callable[[int, int, dict[str, Any]], None] | None = None
         """Test hook: called with (sequence, seat, observation JSON) for every Turn sent."""
 
@@ -145,6 +159,30 @@ class Table:
         """The config for play_match: the move clock includes the server's margin."""
         move_ms = None if self.move_ms is None else self.move_ms + self.margin_ms
         return MatchConfig(move_ms=move_ms, on_failure=self.policy)
+
+    def all_joined(self) -> bool:
+        """Whether every remote seat has joined at least once."""
+        return all(seat is None or seat.ever_joined for seat in self.seats)
+
+    def seat_joined(self) -> None:
+        """A seat joined for the first time (any thread, no lock held): fire ``on_seated``
+        once every remote seat has."""
+        with self._lock:
+            fire = self.on_seated is not None and not self._seated_fired and self.all_joined()
+            if fire:
+                self._seated_fired = True
+        if fire:
+            assert self.on_seated is not None
+            self.on_seated()
+
+    def claim_start(self) -> bool:
+        """True once: whoever gets it drives (or aborts) the hosted match — the last Join,
+        the join timeout or the shutdown, whichever comes first."""
+        with self._lock:
+            if self._claimed:
+                return False
+            self._claimed = True
+            return True
 
     def wait_for_seats(self) -> None:
         """Wait until every remote seat has joined (or gone, or the join timeout passed),
@@ -165,7 +203,8 @@ class Table:
         if inline:
             self._steps = steps
         try:
-            turn = next(steps)
+            with self._busy:
+                turn = next(steps)
             while True:
                 bot = bots[turn.seat]
                 if isinstance(bot, RemoteSeat):
@@ -176,9 +215,11 @@ class Table:
                     turn = value
                 elif kind == MOVE:
                     action, ms = value
-                    turn = steps.send(timed(action, ms, config))
+                    with self._busy:
+                        turn = steps.send(timed(action, ms, config))
                 elif kind == ANSWER:
-                    turn = steps.send(value)
+                    with self._busy:  # (a forfeited seat's moves are played in this send)
+                        turn = steps.send(value)
                 elif kind == DONE:
                     return cast(dict[str, Any], value)  # a DONE handback holds the record
                 else:
@@ -212,6 +253,11 @@ class Table:
         if seat is None or not seat.can_issue_locked() or not seat.issue_locked(turn, started):
             self.hand_back_locked((TURN, turn))
 
+    def seat_lost_locked(self) -> None:
+        """A seat's stream broke (turn lock held): the match thread recomputes its wait
+        (the rejoin grace may end before the pending turn's clock)."""
+        self._handed_back.notify()
+
     def hand_back_locked(self, handback: Handback) -> None:
         """Wake the match thread with ``handback`` (turn lock held)."""
         if handback[0] == FAILED:
@@ -222,6 +268,7 @@ class Table:
     def await_handback(self) -> Handback:
         """(match thread) Wait for the pending turn to be answered or to time out."""
         timed_out: Pending | None = None
+        lost: Pending | None = None
         with self.turn_lock:
             while True:
                 handback = self._handback
@@ -232,15 +279,26 @@ class Table:
                 if pending is None:  # cannot happen: a cleared turn always hands back
                     self._handed_back.wait(1.0)
                     continue
-                left = pending.deadline - time.monotonic()
+                now = time.monotonic()
+                left = pending.deadline - now
                 if left <= 0:
                     pending.seat.pending = None
                     self.current = None
                     timed_out = pending
                     break
+                rejoin_by = pending.seat.rejoin_deadline_locked()
+                if rejoin_by is not None:
+                    if rejoin_by <= now:
+                        pending.seat.pending = None
+                        self.current = None
+                        lost = pending
+                        break
+                    left = min(left, rejoin_by - now)
                 self._handed_back.wait(left)
         if timed_out is not None:
             return timed_out.seat.handle_timeout(timed_out)
+        if lost is not None:
+            return lost.seat.handle_lost(lost)
         assert handback is not None
         if handback[0] == FAILED:
             pending, failure = cast("tuple[Pending, BotFailure]", handback[1])  # see FAILED
@@ -266,7 +324,10 @@ class Table:
             raise MatchAborted(self.abort_reason)
 
     def finish(self, record: dict[str, Any]) -> None:
-        """The match is over: send GameOver to every seat and spectator."""
+        """The match is over: send GameOver to every seat and spectator (nothing if the
+        server has aborted it meanwhile, at shutdown)."""
+        if self.status == ABORTED:
+            return
         self.record = record
         self.status = FINISHED
         self._broadcast_end(game_over_message(self.match_id, record))
@@ -368,7 +429,7 @@ class Table:
         steps: list[dict[str, Any]] = []
         if state is not None:
             replay = self.game.new_game(self.spec.num_players, self.spec.options)
-            for action in state.history:
+            for action in list(state.history):
                 player = replay.current_player
                 steps.append(
                     {

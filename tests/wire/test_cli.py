@@ -25,7 +25,18 @@ def test_serve_plays_matches_and_shuts_down_gracefully(tmp_path: Path, run_cli: 
     """A real `arena serve` process: it prints its address, serves, and stops on SIGTERM."""
     records = tmp_path / "records.jsonl"
     proc = subprocess.Popen(
-        [*ARENA, "serve", "--port", "0", "--records", str(records), "--grace", "5"],
+        [
+            *ARENA,
+            "serve",
+            "--port",
+            "0",
+            "--records",
+            str(records),
+            "--grace",
+            "5",
+            "--admin-token",
+            "t0ken",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -40,7 +51,8 @@ def test_serve_plays_matches_and_shuts_down_gracefully(tmp_path: Path, run_cli: 
             health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
             assert health.status == health_pb2.HealthCheckResponse.SERVING
             created = pb_grpc.GameServiceStub(channel).CreateMatch(
-                pb.CreateMatchRequest(game="zooloretto_mini", num_players=2, seed=4)
+                pb.CreateMatchRequest(game="zooloretto_mini", num_players=2, seed=4),
+                metadata=[("authorization", "Bearer t0ken")],
             )
         bots = [
             subprocess.Popen(
