@@ -18,6 +18,7 @@ command bots replace theirs with their processes' CPU time and peak memory
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -206,6 +207,18 @@ def seat_usage(seat: int, cpu_ms: float | None, peak_kb: int | None = None) -> d
     }
 
 
+def seat_seed(seed: int, seat: int) -> int:
+    """The seed a remote bot gets for its own randomness (``MatchStart.seed``): drawn one
+    way from the match seed and the seat, so it tells nothing about the chance outcomes,
+    which come from the match seed (a bot given the match seed could replay the deal).
+
+    >>> seat_seed(7, 0) != seat_seed(7, 1) and 0 <= seat_seed(7, 0) < 2**60
+    True
+    """
+    digest = hashlib.sha256(f"menagerie-seat\x1f{seed}\x1f{seat}".encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
 def record_head(
     spec: MatchSpec, game: Game, players: list[dict[str, JSON]], match_id: str = ""
 ) -> dict[str, Any]:
@@ -308,6 +321,7 @@ __all__ = [
     "play_match",
     "record_head",
     "resolve_choice",
+    "seat_seed",
     "seat_usage",
     "timed",
 ]

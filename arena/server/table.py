@@ -40,6 +40,7 @@ from arena.match.runner import (
     ask,
     match_steps,
     record_head,
+    seat_seed,
     timed,
 )
 from arena.server.messages import POLICIES, game_over_message, options_json, turn_encoder
@@ -380,7 +381,7 @@ class Table:
             ],
             time_limit_ms=int(self.move_ms or 0),
             on_failure=POLICIES[self.policy],
-            seed=self.spec.seed,
+            seed=seat_seed(self.spec.seed, seat),
         )
 
     # -- spectators ---------------------------------------------------------------

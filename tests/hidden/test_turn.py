@@ -84,3 +84,24 @@ def test_a_bot_that_changes_its_legal_list_changes_only_its_own() -> None:
     illegal = [e for e in record["events"] if e["kind"] == "illegal"]
     assert illegal and all(e["seat"] == 0 and "out of range" in e["reason"] for e in illegal)
     assert record["result"]["ranks"]
+
+
+def test_a_remote_seat_gets_its_own_seed_never_the_match_seed() -> None:
+    """Chance is drawn from the match seed: a remote bot that had it could replay the
+    deal. ``MatchStart.seed`` is a seat seed drawn one way from it."""
+    from arena.match.runner import seat_seed
+    from tests.wire.helpers import host, running_server
+    from tests.wire.rawclient import RawSeat
+
+    with running_server() as server:
+        table = host(server, "manatee_sanctuary", 2, seed=4242, move_ms=60_000)
+        seeds = []
+        for seat in range(2):
+            raw = RawSeat(server.address)
+            try:
+                raw.join(table.credentials[seat])
+                seeds.append(raw.recv_kind("match_start").seed)
+            finally:
+                raw.close()
+    assert seeds == [seat_seed(4242, 0), seat_seed(4242, 1)]
+    assert 4242 not in seeds and seeds[0] != seeds[1]

@@ -324,7 +324,9 @@ class MatchStart(_message.Message):
     on_failure: Global___FailurePolicy.ValueType
     """on_failure is the policy applied to a misbehaving seat."""
     seed: _builtins.int
-    """seed is the match seed (chance is sampled by the server from it)."""
+    """seed is this seat's seed for its own randomness: derived one way from the match
+    seed and the seat, so it reveals nothing about chance (which the server samples).
+    """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """players describes every seat, in seat order."""
