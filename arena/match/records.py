@@ -11,7 +11,8 @@ Format ``menagerie.record/1``::
      "result": {"scores": [...], "breakdown": [...], "ranks": [...]},   # the engine's result
      "standing": {"ranks": [...], "forfeited": [seats]},  # ranks after forfeits (last)
      "digest": sha256 of the final state, "duration_ms": float,
-     "usage": [{"seat": i, "cpu_ms": float|null, "peak_kb": int|null}]}  # optional
+     "usage": [{"seat": i, "cpu_ms": float|null, "peak_kb": int|null}],  # optional
+     "node": str}  # optional: the Ray node that played it
 
 Replaying ``steps`` on a fresh ``new_game`` must reproduce ``result`` and ``digest``;
 :func:`verify_record` says at which step a record first goes wrong.

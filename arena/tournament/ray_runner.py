@@ -159,6 +159,8 @@ def play_batch(setup: GameSetup, games: list[ScheduledGame]) -> BatchResult:
             record = play_one_game(setup, sg)
             if record.get("aborted"):
                 raise RuntimeError(f"the match was aborted: {record.get('reason')}")
+            if out.node:
+                record["node"] = out.node  # where it was played (a cluster's debugging aid)
             summary = GameSummary.of(record)
             line = dumps_line(record)
         except BotStartError as exc:  # it would fail every game the same way: stop here

@@ -113,7 +113,6 @@ def test_tournament_plays_on_both_nodes_with_shipped_cmd_bots(
     stack: LocalStack, workdir: Path, tmp_path: Path
 ):
     two_nodes(stack)
-    markers = stack.root / "markers"
     out = tmp_path / "out"
     done = arena(
         "tournament", "--game", "dziobaki", "--bots", "random,cmd:python mybot.py",
@@ -129,13 +128,14 @@ def test_tournament_plays_on_both_nodes_with_shipped_cmd_bots(
     assert len(ids) == len(set(ids)) == 16
     records = [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines()]
     assert all(not any(e.get("kind") == "forfeit" for e in r.get("events", [])) for r in records)
-    # the command bot ran on the second node, from the working directory Ray shipped there
-    ran = [p.read_text().split("\n") for p in markers.glob("*.txt")]
-    assert ran and all(node == "second" for node, *_ in ran)
-    shipped = {Path(cwd) for _, cwd, *_ in ran}
-    assert len(shipped) == 1 and workdir not in shipped
-    (folder,) = shipped
-    assert (folder / "mybot.py").read_text() == BOT and not (folder / ".venv").exists()
+    # the command bot (sandboxed: it can write nothing outside its own tmpfs, so the
+    # record says where each game was played) started and played on the second node
+    assert {r["node"] for r in records} == {"127.0.0.2", "127.0.0.3"}
+    assert any(r["node"] == "127.0.0.2" for r in records if "cmd:" in json.dumps(r["players"]))
+    # ... from the copy of the working directory Ray shipped (without its .venv)
+    shipped = list(stack.ray.temp_dir.glob("session_*/runtime_resources/**/mybot.py"))
+    assert shipped and all(p.read_text() == BOT for p in shipped)
+    assert not any((p.parent / ".venv").exists() for p in shipped)
     # the run and its artifacts reached MLflow, through the server (proxied artifacts)
     import mlflow
     from mlflow.tracking import MlflowClient
