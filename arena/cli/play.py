@@ -66,7 +66,11 @@ def games_cmd(
             print(f"    {key}: {opt.accepts()}, default {json.dumps(opt.default)}. {opt.doc}")
         if g.option_specs:
             key, opt = next(iter(g.option_specs.items()))
-            print(f"    (as JSON: --options '{json.dumps({key: opt.default})}')")
+            value = opt.default if isinstance(opt.default, str) else json.dumps(opt.default)
+            print(
+                f"    (e.g. --options {key}={value}, "
+                f"or as JSON: --options '{json.dumps({key: opt.default})}')"
+            )
         print()
 
 
@@ -76,7 +80,9 @@ def play_cmd(
     bots: Annotated[str, typer.Option("--bots", help="Comma-separated bot specs, one per seat.")],
     players: Annotated[int | None, typer.Option("--players", help="Number of players.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of chance and bots.")] = 0,
-    options: Annotated[str | None, typer.Option("--options", help="Game options as JSON.")] = None,
+    options: Annotated[
+        str | None, typer.Option("--options", help="Game options: key=value,... or a JSON object.")
+    ] = None,
     record: Annotated[Path | None, typer.Option("--record", help="Write the record here.")] = None,
     show: Annotated[
         str | None,

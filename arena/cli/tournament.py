@@ -46,7 +46,9 @@ def tournament_cmd(
     batch_size: Annotated[
         int | None, typer.Option("--batch-size", help="Games per Ray task (default adaptive).")
     ] = None,
-    options: Annotated[str | None, typer.Option("--options", help="Game options as JSON.")] = None,
+    options: Annotated[
+        str | None, typer.Option("--options", help="Game options: key=value,... or a JSON object.")
+    ] = None,
     move_ms: Annotated[
         float | None, typer.Option("--move-ms", help="Per-move time limit (ms).")
     ] = None,
