@@ -169,8 +169,11 @@
     if (li) {
       li.classList.add("current");
       const log = $("log");
-      if (li.offsetTop < log.scrollTop || li.offsetTop > log.scrollTop + log.clientHeight - 20) {
-        log.scrollTop = li.offsetTop - log.clientHeight / 2;
+      // Where the step is inside the list's scrolled box (li.offsetTop counts from the
+      // page, not from the list, so it cannot be compared with log.scrollTop).
+      const top = li.getBoundingClientRect().top - log.getBoundingClientRect().top + log.scrollTop;
+      if (top < log.scrollTop || top + li.offsetHeight > log.scrollTop + log.clientHeight) {
+        log.scrollTop = top - log.clientHeight / 2;
       }
     }
     const finalPanel = $("final-panel");
