@@ -12,7 +12,7 @@ from arena.cli.common import parse_options, user_errors
 from arena.cli.replay import list_games
 from arena.errors import UserError
 from arena.match.cmdbots import open_bots
-from arena.match.records import read_records, verify_record, write_record
+from arena.match.records import is_failure, read_records, verify_record, write_record
 from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec
 from arena.match.specs import split_bots
 from engine import CHANCE, GAMES, Action, State, get_game
@@ -161,6 +161,11 @@ def play_one(
     game = get_game(game_id)
     specs = split_bots(bots)
     num_players = players if players is not None else len(specs)
+    if not game.min_players <= num_players <= game.max_players:  # before the bot count
+        raise UserError(
+            f"{game_id} is for {game.min_players}-{game.max_players} players, got {num_players}"
+            + ("" if players is not None else f" (--bots names {len(specs)})")
+        )
     if len(specs) == 1 and num_players > 1:
         specs = specs * num_players
     if len(specs) != num_players:
@@ -202,4 +207,5 @@ def print_summary(record: dict[str, Any]) -> None:
             f"  rank {ranks[s]}  seat {s} {p['name']:<12} score {result['scores'][s]:>6}  ({cats})"
         )
     for ev in record["events"]:
-        print(f"  event at step {ev['step']}: seat {ev['seat']} {ev['kind']}: {ev['reason']}")
+        what = "event" if is_failure(ev) else "bot log"  # a normal exit is no failure
+        print(f"  {what} at step {ev['step']}: seat {ev['seat']} {ev['kind']}: {ev['reason']}")

@@ -22,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.errors import UserError
+from arena.match.records import is_failure
 from arena.stats import percentile
 
 PERCENTILES = (50, 90, 99)
@@ -77,7 +78,9 @@ def _num(value: Any) -> str:
 
 def event_summary(record: dict[str, Any]) -> str:
     counts = Counter(
-        f"{e.get('kind')}@{e.get('seat')}" for e in record.get("events") or [] if e.get("kind")
+        f"{e.get('kind')}@{e.get('seat')}"
+        for e in record.get("events") or []
+        if e.get("kind") and is_failure(e)
     )
     return ", ".join(f"{k}" + (f" x{n}" if n > 1 else "") for k, n in counts.items())
 
@@ -199,7 +202,7 @@ def bot_stats(records: Iterable[dict[str, Any]]) -> list[BotStats]:
                 stats[names[seat]].move_ms.append(float(ms))
         for ev in rec.get("events") or []:
             seat = ev.get("seat")
-            if isinstance(seat, int) and 0 <= seat < len(names):
+            if isinstance(seat, int) and 0 <= seat < len(names) and is_failure(ev):
                 stats[names[seat]].failures[str(ev.get("kind"))] += 1
     return list(stats.values())
 

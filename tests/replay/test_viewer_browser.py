@@ -131,7 +131,9 @@ def test_viewer_in_chromium(
         log = page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)")
         assert [line.split(": ", 1)[1] for line in log] == [
             s.text_for(view)
-            + ("  ⚠ " + ", ".join(str(e["kind"]) for e in s.events) if s.events else "")
+            + (
+                "  ⚠ " + ", ".join(str(e["kind"]) for e in s.events) if s.events else ""
+            )  # no stderr here
             for s in steps
         ]
 
@@ -197,7 +199,7 @@ def test_viewer_opened_at_a_step_shows_it_and_long_names_fit(browser: Any, tmp_p
                  return [b.top - a.top, b.bottom - a.top, log.clientHeight]; }""",
         )
         top, bottom, height = box
-        assert 0 <= top and bottom <= height, f"step {k} is out of the log's view: {box}"
+        assert top >= 0 and bottom <= height, f"step {k} is out of the log's view: {box}"
         overflow = page.eval_on_selector_all(
             "#board g.truck",
             """ts => ts.map(t => { const w = t.querySelector('rect').width.baseVal.value;
