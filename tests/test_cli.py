@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +278,12 @@ def test_a_bot_log_is_not_a_failure() -> None:
     assert not is_failure(log) and is_failure(bad)
     assert event_summary({"events": [log]}) == ""
     assert event_summary({"events": [log, bad]}) == "illegal@0"
+
+
+def test_tournament_help_lists_every_yaml_key(run_cli: Any) -> None:
+    from arena.tournament.config import TournamentConfig
+
+    text = " ".join(run_cli("tournament", "--help").stdout.replace("│", " ").split())
+    listed = set(re.findall(r"\w+", text.split("The YAML keys", 1)[1]))
+    missing = [key for key in TournamentConfig.model_fields if key not in listed]
+    assert not missing, f"`arena tournament --help` does not list the YAML keys {missing}"

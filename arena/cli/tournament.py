@@ -84,6 +84,11 @@ def tournament_cmd(
     tracked in MLflow.
 
     Re-running the same config (or --resume) plays only the games not yet recorded.
+
+    The YAML keys (each also a flag; see examples/tournament.yaml): name, game, players,
+    options, roster (a list of bot specs, or of {name, spec}), rounds, gauntlet, seed,
+    workers, address, batch_size, move_ms, on_failure, tracking_uri, experiment,
+    tracking, out, leaderboard_every.
     """
     from arena.tournament.config import load_config, resume_config
     from arena.tournament.run import run_tournament
