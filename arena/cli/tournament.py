@@ -38,7 +38,12 @@ def tournament_cmd(
         ),
     ] = None,
     workers: Annotated[
-        int | None, typer.Option("--workers", help="Local Ray CPUs (default 2).")
+        int | None,
+        typer.Option(
+            "--workers",
+            help="Local Ray CPUs; 0: play in this process, without Ray "
+            "(default: in this process for at most 8 games, else 2).",
+        ),
     ] = None,
     address: Annotated[
         str | None, typer.Option("--address", help="Ray cluster address (or RAY_ADDRESS).")
@@ -123,6 +128,11 @@ def tournament_cmd(
         cfg = load_config(config, overrides)
         if resume and not (cfg.out_dir() / "journal.jsonl").exists():
             raise UserError(f"nothing to resume: {cfg.out_dir()} has no journal.jsonl")
+        if resume and rounds is None and (cfg.out_dir() / "config.yaml").exists():
+            # continue the tournament as it was run (e.g. with --rounds), not as the file says
+            saved = resume_config(cfg.out_dir()).rounds
+            if saved > cfg.rounds:
+                cfg = load_config(config, {**overrides, "rounds": saved})
     try:
         result = run_tournament(cfg, quiet=quiet, progress=False if no_progress else None)
     except KeyboardInterrupt:
