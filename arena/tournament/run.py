@@ -55,6 +55,9 @@ never win back."""
 DEFAULT_RAY_WORKERS = 2
 """Local Ray CPUs when ``workers`` is not given and the run is played on Ray."""
 
+PROGRESS_LINE_SECONDS = 5.0
+"""Without a terminal (piped output) a plain progress line every this many seconds."""
+
 BOOTSTRAP = 200
 METRIC_POINTS = 100
 """About how many metric steps a tournament logs (every ceil(total/100) games)."""
@@ -184,6 +187,9 @@ class Tournament:
                 board_every=cfg.leaderboard_every or max(50, math.ceil(remaining / 5)),
                 show_bar=show_bar,
                 live_tables=not self.quiet,
+                line_every=PROGRESS_LINE_SECONDS
+                if self.progress is None and not self.quiet and not show_bar
+                else None,
             )
             interrupted = False
             try:

@@ -17,6 +17,7 @@ def test_a_small_run_is_played_in_this_process(tmp_path: Path, run_cli: Any) -> 
     proc = run_cli(*BASE, "--no-tracking", "--out", out)
     assert proc.exit_code == 0, proc.stderr
     assert "playing 2 games in this process (at most 8 games" in proc.stderr
+    assert "games 2/2 (100%)" in proc.stderr  # piped: a plain progress line
     records = list(read_journal(out / "journal.jsonl"))
     assert len(records) == 2
     assert (out / "leaderboard.md").exists()
@@ -52,3 +53,34 @@ def test_resume_without_rounds_continues_the_run_it_resumes(tmp_path: Path, run_
     assert "2 games; resuming: 2 already" in proc.stderr
     assert "also holds 4 game(s) outside this schedule" in proc.stderr
     assert os.listdir(tmp_path / "tournaments")
+
+
+def test_piped_progress_is_a_line_every_few_seconds() -> None:
+    """Without a terminal the bar is not drawn: plain lines say how far the run is (at
+    most every ``line_every`` seconds, and at the end)."""
+    import io
+
+    from rich.console import Console
+
+    from arena.tournament.ratings import Tally
+    from arena.tournament.reporter import Reporter
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False, width=200)
+    kw: dict[str, Any] = {"total": 10, "already": 2, "remaining": 8, "board_every": 100}
+    reporter = Reporter(console, show_bar=False, live_tables=False, line_every=0.0, **kw)
+    tally = Tally(["a", "b"])
+    with reporter:
+        for played in range(1, 9):
+            reporter.on_games(1, played, 0, tally)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 8 and lines[0].startswith("games 3/10 (30%)")
+    assert lines[-1].startswith("games 10/10 (100%)")
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False, width=200)
+    reporter = Reporter(console, show_bar=False, live_tables=False, line_every=3600.0, **kw)
+    with reporter:
+        for played in range(1, 9):
+            reporter.on_games(1, played, 0, tally)
+    assert [line.split(",")[0] for line in buf.getvalue().splitlines()] == ["games 10/10 (100%)"]
