@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
+from arena.match.lifetime import die_with_parent
 from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match
 from arena.match.specs import command_argv, is_cmd, make_bot
 from bots.base import Bot, BotSpecError
@@ -69,6 +70,7 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 env=env,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # dies with its worker (arena.match.lifetime)
             )
         except OSError as exc:
             raise BotSpecError(f"{spec!r}: cannot start {argv[0]!r}: {exc.strerror}") from None
