@@ -8,9 +8,8 @@ runs); :data:`app` is put together here by plain imports. ``arena`` (the console
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
-import click
 import typer
 import typer.core
 
@@ -24,16 +23,17 @@ app = typer.Typer(
 )
 
 
-def _flag_type(self: typer.core.TyperOption, ctx: click.Context) -> str | None:
+def _flag_type(self: typer.core.TyperOption, ctx: Any) -> str | None:
     """A flag takes no value: show no type for it (Typer shows ``--json <bool>``, which
-    reads as if ``--json true`` were expected)."""
+    reads as if ``--json true`` were expected). ``ctx`` is the click context of Typer's
+    own vendored click, which has no public name."""
     if self.is_flag:
         return None
     return _typer_option_type(self, ctx)
 
 
 _typer_option_type = typer.core.TyperOption.display_type_rich
-typer.core.TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+typer.core.TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]  # the patch itself
 
 
 def _version(show: bool) -> None:

@@ -172,7 +172,11 @@ def _import_path_has_cwd() -> None:
         sys.path.append(cwd)
 
 
-_SIMPLE_TYPES: dict[type, tuple[type, ...]] = {int: (int,), float: (int, float), str: (str,)}
+_SIMPLE_TYPES: dict[type, tuple[type, ...]] = {
+    int: (int,),
+    float: (int, float),
+    str: (str, int, float),
+}
 """What a parsed ``key=value`` may be for a parameter annotated with the key (an int is
 a fine float); other annotations are not checked."""
 

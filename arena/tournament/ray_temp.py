@@ -20,7 +20,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -110,7 +110,7 @@ def private_temp_dir() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
     atexit.register(remove)
-    previous: dict[int, object] = {}
+    previous: dict[signal.Signals, signal.Handlers | int | Callable[..., object] | None] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(sig) is signal.SIG_DFL:
@@ -120,8 +120,8 @@ def private_temp_dir() -> Iterator[Path]:
     finally:
         remove()
         atexit.unregister(remove)
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]  # what getsignal gave
+        for restored, handler in previous.items():
+            signal.signal(restored, handler)
 
 
 __all__ = ["private_temp_dir", "sweep_dead", "temp_base"]
