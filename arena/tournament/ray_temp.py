@@ -77,6 +77,8 @@ def _in_use(paths: list[Path]) -> set[Path]:
 def sweep_dead(base: Path | None = None) -> list[Path]:
     """Remove the private dirs under ``base`` whose driver is dead and that no live
     process uses; returns them."""
+    if not Path("/proc/self/stat").exists():  # no way to tell the living (not Linux)
+        return []
     base = base or temp_base()
     try:
         candidates = [p for p in base.glob(PREFIX + "*") if p.is_dir() and not _owner_alive(p)]
