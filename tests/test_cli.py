@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,19 @@ def test_verify_names_the_step_of_a_tampered_record(tmp_path: Path, run_cli: Any
             ["play", "zooloretto_mini", "--players", "2", "--bots", "random,alphazero"],
             "unknown bot 'alphazero'",
         ),
+        (["play", "dziobaki", "--players", "7", "--bots", "random,greedy"], "1-4 players, got 7"),
+        (
+            ["play", "dziobaki", "--bots", "ismcts:iterations=abc,random"],
+            "parameter 'iterations' must be int, got 'abc'",
+        ),
+        (
+            ["play", "dziobaki", "--bots", "ismcts:iters=9,random"],
+            "unknown parameter 'iters'; valid parameters: iterations, ms, c",
+        ),
+        (
+            ["play", "dziobaki", "--bots", "random", "--options", "board_side"],
+            "'board_side' is not key=value",
+        ),
     ],
 )
 def test_user_errors_are_one_clear_line(args: list[str], message: str, run_cli: Any) -> None:
@@ -208,3 +222,69 @@ def test_bench_engine_reports_every_player_count(run_cli: Any) -> None:
     rows = json.loads(proc.stdout)
     assert [r["players"] for r in rows] == [2, 3, 4, 5]
     assert all(r["decisions_per_s"] > 0 and r["trivial_ratio"] > 0 for r in rows)
+
+
+def test_papercuts_of_a_newcomer(tmp_path: Path, run_cli: Any) -> None:
+    """``--options key=value`` (the form ``arena games`` shows) plays like the JSON form;
+    ``--version`` answers; a flag's help shows no value type; ``arena ratings`` of an
+    unknown run creates no ``mlflow.db``; ``py:<module>:<Class>`` finds ``./module.py``."""
+    records = []
+    for n, options in enumerate(("board_side=B,all_together=true", '{"board_side": "B"}')):
+        path = tmp_path / f"{n}.json"
+        proc = run_cli(
+            "play", "dziobaki", "--bots", "random", "--players", "2",
+            "--options", options, "--record", path,
+        )  # fmt: skip
+        assert proc.exit_code == 0, proc.stderr
+        records.append(next(read_records(path)))
+    assert records[0]["options"] == {"board_side": "B", "all_together": True}
+    assert records[1]["options"]["board_side"] == "B"
+    assert run_cli("games").stdout.count("--options board_side=A") == 1
+
+    proc = run_cli("--version")
+    assert proc.exit_code == 0 and proc.stdout.startswith("menagerie ")
+    help_text = run_cli("ratings", "--help").stdout
+    assert "--json" in help_text and "<bool>" not in help_text
+
+    proc = run_cli("ratings", "0123456789abcdef", cwd=tmp_path, env={"MLFLOW_TRACKING_URI": ""})
+    assert proc.exit_code == 2 and "no tracking store" in proc.stderr, proc.stderr
+    assert not (tmp_path / "mlflow.db").exists()
+
+    (tmp_path / "pc_local_bot.py").write_text(
+        "class LocalBot:\n"
+        "    name = 'local'\n"
+        "    def __init__(self, pick: int = 0) -> None:\n"
+        "        self.pick = pick\n"
+        "    def choose(self, turn):\n"
+        "        return self.pick\n"
+    )
+    out = tmp_path / "local.json"
+    args = ["play", "dziobaki", "--bots", "py:pc_local_bot:LocalBot,random", "--record", out]
+    proc = run_cli(*args, cwd=tmp_path)
+    assert proc.exit_code == 0, proc.stderr
+    assert next(read_records(out))["players"][0]["name"] == "local"
+    proc = run_cli(*args[:3], "py:pc_local_bot:LocalBot:pick=x,random", cwd=tmp_path)
+    assert proc.exit_code == 2 and "'pick' must be int, got 'x'" in proc.stderr
+
+
+def test_a_bot_log_is_not_a_failure() -> None:
+    """A command bot's stderr, kept after a normal exit, is a log: not counted or shown as
+    a failure by ``arena games``/``stats`` (an illegal move still is)."""
+    from arena.match.records import is_failure
+    from arena.replay.analysis import event_summary
+
+    log = {"step": 3, "seat": 1, "kind": "stderr", "reason": "the process exited with code 0"}
+    bad = {"step": 2, "seat": 0, "kind": "illegal", "reason": "index 9"}
+    assert not is_failure(log) and is_failure(bad)
+    assert event_summary({"events": [log]}) == ""
+    assert event_summary({"events": [log, bad]}) == "illegal@0"
+
+
+def test_tournament_help_lists_every_yaml_key(run_cli: Any) -> None:
+    from arena.tournament.config import TournamentConfig
+
+    out = run_cli("tournament", "--help").stdout
+    paragraph = out.split("The YAML keys", 1)[1].split("╭", 1)[0]  # not the flags' panel
+    listed = set(re.findall(r"\w+", paragraph))
+    missing = [key for key in TournamentConfig.model_fields if key not in listed]
+    assert not missing, f"`arena tournament --help` does not list the YAML keys {missing}"

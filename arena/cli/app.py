@@ -8,8 +8,10 @@ runs); :data:`app` is put together here by plain imports. ``arena`` (the console
 from __future__ import annotations
 
 import sys
+from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from arena.cli import bench, bot, ladder, match, play, replay, server, tournament, watch
 
@@ -19,6 +21,44 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+def _flag_type(self: typer.core.TyperOption, ctx: Any) -> str | None:
+    """A flag takes no value: show no type for it (Typer shows ``--json <bool>``, which
+    reads as if ``--json true`` were expected). ``ctx`` is the click context of Typer's
+    own vendored click, which has no public name."""
+    if self.is_flag:
+        return None
+    return _typer_option_type(self, ctx)
+
+
+_typer_option_type = typer.core.TyperOption.display_type_rich
+typer.core.TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]  # the patch itself
+
+
+def _version(show: bool) -> None:
+    if show:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"menagerie {version('menagerie')}")
+        except PackageNotFoundError:  # a source tree that was never installed
+            print("menagerie (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    """Menagerie: play, serve, run tournaments, rate and replay board-game bots."""
+
+
 bench_app = typer.Typer(
     help="Benchmarks (engine, grpc, arena, strength, ladder); --json for machines."
 )

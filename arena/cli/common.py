@@ -51,9 +51,18 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 def parse_options(text: str | None) -> dict[str, object]:
-    """``--options``: game options as a JSON object."""
-    if not text:
+    """``--options``: game options as a JSON object, or as ``key=value,...`` (each value
+    read as JSON if it is JSON, else as a string), the form ``arena games`` lists.
+
+    >>> parse_options('{"board_side": "B"}') == parse_options("board_side=B")
+    True
+    >>> parse_options("start_player=1,all_together=true")
+    {'start_player': 1, 'all_together': True}
+    """
+    if not text or not text.strip():
         return {}
+    if not text.lstrip().startswith("{"):
+        return _key_values(text)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -61,6 +70,32 @@ def parse_options(text: str | None) -> dict[str, object]:
     if not isinstance(value, dict):
         raise UserError(f"--options must be a JSON object, got {text!r}")
     return value
+
+
+def _key_values(text: str) -> dict[str, object]:
+    """``--options key=value,...``; a list value is written as JSON (``goals=["S1","R1"]``
+    is not split at its commas)."""
+    out: dict[str, object] = {}
+    parts: list[str] = []
+    for part in text.split(","):  # re-join the commas inside [...] or {...}
+        depth = sum(p.count("[") + p.count("{") - p.count("]") - p.count("}") for p in parts)
+        if parts and depth > 0:
+            parts[-1] += "," + part
+        else:
+            parts.append(part)
+    for part in parts:
+        key, sep, raw = part.partition("=")
+        if not sep or not key.strip():
+            raise UserError(
+                f"--options: {part.strip()!r} is not key=value "
+                "(give key=value,... or a JSON object)"
+            )
+        try:
+            value: object = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw.strip()
+        out[key.strip()] = value
+    return out
 
 
 def warn(message: str) -> None:

@@ -101,7 +101,9 @@ def find_versions(
 def create_cmd(
     game: Annotated[str, typer.Argument(help="Game id (see `arena games`).")],
     players: Annotated[int, typer.Option("--players", help="Players per game (k).")],
-    options: Annotated[str | None, typer.Option("--options", help="Game options as JSON.")] = None,
+    options: Annotated[
+        str | None, typer.Option("--options", help="Game options: key=value,... or a JSON object.")
+    ] = None,
     move_ms: Annotated[
         int | None, typer.Option("--move-ms", help="Per-move clock in ms (default: none).")
     ] = None,

@@ -37,7 +37,9 @@ def create_cmd(
     game: Annotated[str, typer.Argument(help="Game id (see `arena games`).")],
     players: Annotated[int, typer.Option("--players", help="Number of seats.")],
     address: Annotated[str, typer.Option("--address", help=ADDRESS_HELP)],
-    options: Annotated[str | None, typer.Option("--options", help="Game options as JSON.")] = None,
+    options: Annotated[
+        str | None, typer.Option("--options", help="Game options: key=value,... or a JSON object.")
+    ] = None,
     move_ms: Annotated[
         int | None, typer.Option("--move-ms", help="Per-move time limit (ms; default none).")
     ] = None,

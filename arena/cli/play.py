@@ -12,7 +12,13 @@ from arena.cli.common import parse_options, user_errors
 from arena.cli.replay import list_games
 from arena.errors import UserError
 from arena.match.cmdbots import open_bots
-from arena.match.records import RecordError, scan_records, verify_record, write_record
+from arena.match.records import (
+    RecordError,
+    is_failure,
+    scan_records,
+    verify_record,
+    write_record,
+)
 from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec
 from arena.match.specs import split_bots
 from arena.sandbox.limits import SandboxLimits
@@ -67,7 +73,11 @@ def games_cmd(
             print(f"    {key}: {opt.accepts()}, default {json.dumps(opt.default)}. {opt.doc}")
         if g.option_specs:
             key, opt = next(iter(g.option_specs.items()))
-            print(f"    (as JSON: --options '{json.dumps({key: opt.default})}')")
+            value = opt.default if isinstance(opt.default, str) else json.dumps(opt.default)
+            print(
+                f"    (e.g. --options {key}={value}, "
+                f"or as JSON: --options '{json.dumps({key: opt.default})}')"
+            )
         print()
 
 
@@ -77,7 +87,9 @@ def play_cmd(
     bots: Annotated[str, typer.Option("--bots", help="Comma-separated bot specs, one per seat.")],
     players: Annotated[int | None, typer.Option("--players", help="Number of players.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of chance and bots.")] = 0,
-    options: Annotated[str | None, typer.Option("--options", help="Game options as JSON.")] = None,
+    options: Annotated[
+        str | None, typer.Option("--options", help="Game options: key=value,... or a JSON object.")
+    ] = None,
     record: Annotated[Path | None, typer.Option("--record", help="Write the record here.")] = None,
     show: Annotated[
         str | None,
@@ -181,6 +193,11 @@ def play_one(
     game = get_game(game_id)
     specs = split_bots(bots)
     num_players = players if players is not None else len(specs)
+    if not game.min_players <= num_players <= game.max_players:  # before the bot count
+        raise UserError(
+            f"{game_id} is for {game.min_players}-{game.max_players} players, got {num_players}"
+            + ("" if players is not None else f" (--bots names {len(specs)})")
+        )
     if len(specs) == 1 and num_players > 1:
         specs = specs * num_players
     if len(specs) != num_players:
@@ -222,4 +239,5 @@ def print_summary(record: dict[str, Any]) -> None:
             f"  rank {ranks[s]}  seat {s} {p['name']:<12} score {result['scores'][s]:>6}  ({cats})"
         )
     for ev in record["events"]:
-        print(f"  event at step {ev['step']}: seat {ev['seat']} {ev['kind']}: {ev['reason']}")
+        what = "event" if is_failure(ev) else "bot log"  # a normal exit is no failure
+        print(f"  {what} at step {ev['step']}: seat {ev['seat']} {ev['kind']}: {ev['reason']}")

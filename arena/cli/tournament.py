@@ -39,7 +39,12 @@ def tournament_cmd(
         ),
     ] = None,
     workers: Annotated[
-        int | None, typer.Option("--workers", help="Local Ray CPUs (default 2).")
+        int | None,
+        typer.Option(
+            "--workers",
+            help="Local Ray CPUs; 0: play in this process, without Ray "
+            "(default: in this process for at most 8 games, else 2).",
+        ),
     ] = None,
     address: Annotated[
         str | None, typer.Option("--address", help="Ray cluster address (or RAY_ADDRESS).")
@@ -47,7 +52,9 @@ def tournament_cmd(
     batch_size: Annotated[
         int | None, typer.Option("--batch-size", help="Games per Ray task (default adaptive).")
     ] = None,
-    options: Annotated[str | None, typer.Option("--options", help="Game options as JSON.")] = None,
+    options: Annotated[
+        str | None, typer.Option("--options", help="Game options: key=value,... or a JSON object.")
+    ] = None,
     move_ms: Annotated[
         float | None, typer.Option("--move-ms", help="Per-move time limit (ms).")
     ] = None,
@@ -108,6 +115,11 @@ def tournament_cmd(
     tracked in MLflow.
 
     Re-running the same config (or --resume) plays only the games not yet recorded.
+
+    The YAML keys (each also a flag; see examples/tournament.yaml): name, game, players,
+    options, roster (a list of bot specs, or of {name, spec}), rounds, gauntlet, seed,
+    workers, address, batch_size, move_ms, on_failure, tracking_uri, experiment,
+    tracking, out, leaderboard_every, sprt, until_separated.
     """
     from arena.tournament.config import load_config, resume_config
     from arena.tournament.run import run_tournament
@@ -144,6 +156,11 @@ def tournament_cmd(
         cfg = load_config(config, overrides)
         if resume and not (cfg.out_dir() / "journal.jsonl").exists():
             raise UserError(f"nothing to resume: {cfg.out_dir()} has no journal.jsonl")
+        if resume and rounds is None and (cfg.out_dir() / "config.yaml").exists():
+            # continue the tournament as it was run (e.g. with --rounds), not as the file says
+            saved = resume_config(cfg.out_dir()).rounds
+            if saved > cfg.rounds:
+                cfg = load_config(config, {**overrides, "rounds": saved})
     if allow_unsandboxed:
         cfg = cfg.model_copy(update={"sandbox": replace(cfg.sandbox, allow_unsandboxed=True)})
     try:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
+from arena.match.lifetime import die_with_parent
 from arena.match.runner import MatchConfig, MatchSpec, StepHook, play_match, seat_usage
 from arena.match.specs import BotStartError, is_cmd, make_bot, resolve_command
 from arena.sandbox import (
@@ -98,6 +99,7 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 env=launch.env if launch is not None else env,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # dies with its worker (arena.match.lifetime)
             )
         except OSError as exc:
             if launch is not None:

@@ -34,6 +34,22 @@ CHECKPOINT_EVERY = 8
 CHANCE_SEAT = "chance"
 
 
+LOG_KINDS = frozenset({"stderr"})
+"""Event kinds that are a bot's log, not a failure: ``stderr`` is the tail of a command
+bot's stderr kept after the match, also when it exited normally (``exited with code 0``).
+Every other kind (``illegal``, ``timeout``, ``crash``, ``disconnect``, ``forfeit``...) is
+something that went wrong."""
+
+
+def is_failure(event: Mapping[str, Any]) -> bool:
+    """Whether a record's event is a failure (shown and counted as one) or a bot's log.
+
+    >>> is_failure({"kind": "timeout"}), is_failure({"kind": "stderr"})
+    (True, False)
+    """
+    return event.get("kind") not in LOG_KINDS
+
+
 class RecordError(ValueError):
     """A record that cannot be read or does not replay; the message says where."""
 

@@ -23,11 +23,14 @@ in the working directory Ray shipped there, and a missing one raises
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import shlex
 import shutil
 import socket
 import sys
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -235,10 +238,13 @@ def make_bot(spec: str | BotSpec, name: str | None = None) -> Bot:
         raise BotSpecError("cmd: bots run as programs over gRPC; the match runner starts them")
     named = {"reference": REFERENCE_BOTS, "human": HUMAN_BOTS}.get(parsed.kind)
     target = named[parsed.target] if named is not None else parsed.target
+    if parsed.kind == "py":
+        _import_path_has_cwd()
     cls = load_class(target)
+    check_params(parsed.text, cls, parsed.params)
     try:
         bot: Bot = cls(**parsed.params)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise BotSpecError(f"bad parameters for bot {parsed.text!r}: {exc}") from None
     if not hasattr(bot, "name"):
         raise BotSpecError(f"{parsed.text!r} is not a bot (it has no 'name')")
@@ -250,6 +256,73 @@ def make_bot(spec: str | BotSpec, name: str | None = None) -> Bot:
         except AttributeError:  # a read-only name: wrap it
             bot = _Named(bot, name)
     return bot
+
+
+def _import_path_has_cwd() -> None:
+    """Let ``py:mybot:MyBot`` find ``./mybot.py`` as ``python -m`` would, without
+    ``PYTHONPATH=.``: the console script's ``sys.path`` starts at its own bin directory,
+    not at the directory the user is in. Appended, so that it shadows no installed module."""
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
+
+
+_SIMPLE_TYPES: dict[type, tuple[type, ...]] = {
+    int: (int,),
+    float: (int, float),
+    str: (str, int, float),
+}
+"""What a parsed ``key=value`` may be for a parameter annotated with the key (an int is
+a fine float); other annotations are not checked."""
+
+
+def check_params(text: str, cls: Any, params: dict[str, Any]) -> None:
+    """BotSpecError naming the valid parameters when ``params`` has one that ``cls``
+    does not take, or a value of the wrong type for its annotation (``iterations=abc``
+    would otherwise fail deep inside the bot with a Python ``TypeError``)."""
+    try:
+        sig = inspect.signature(cls)
+    except (TypeError, ValueError):  # a builtin or C class: let the call judge
+        return
+    accepted = [
+        p
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"
+    ]
+    if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
+        return
+    valid = ", ".join(p.name for p in accepted) or "none"
+    try:
+        hints = typing.get_type_hints(cls.__init__)
+    except Exception:  # unresolvable annotations: check names only
+        hints = {}
+    by_name = {p.name: p for p in accepted}
+    for key, value in params.items():
+        if key not in by_name:
+            raise BotSpecError(f"{text!r}: unknown parameter {key!r}; valid parameters: {valid}")
+        wanted = _wanted_types(hints.get(key))
+        if wanted and not isinstance(value, wanted):
+            names = " or ".join(sorted({t.__name__ for t in wanted} - {"NoneType"}))
+            raise BotSpecError(f"{text!r}: parameter {key!r} must be {names}, got {value!r}")
+
+
+def _wanted_types(annotation: Any) -> tuple[type, ...]:
+    """The value types a parsed parameter may have for ``annotation`` (empty: any)."""
+    if annotation is None:
+        return ()
+    members = (
+        typing.get_args(annotation)
+        if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union
+        else (annotation,)
+    )
+    wanted: list[type] = []
+    for member in members:
+        if member is type(None):
+            continue
+        if member not in _SIMPLE_TYPES:
+            return ()
+        wanted.extend(_SIMPLE_TYPES[member])
+    return tuple(wanted)
 
 
 def check_spec(spec: str) -> None:

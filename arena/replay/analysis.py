@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.errors import UserError
+from arena.match.records import is_failure
 from arena.stats import percentile
 from arena.tournament.ratings import win_share
 
@@ -80,7 +81,9 @@ def _num(value: Any) -> str:
 
 def event_summary(record: dict[str, Any]) -> str:
     counts = Counter(
-        f"{e.get('kind')}@{e.get('seat')}" for e in record.get("events") or [] if e.get("kind")
+        f"{e.get('kind')}@{e.get('seat')}"
+        for e in record.get("events") or []
+        if e.get("kind") and is_failure(e)
     )
     return ", ".join(f"{k}" + (f" x{n}" if n > 1 else "") for k, n in counts.items())
 
@@ -218,7 +221,7 @@ def bot_stats(records: Iterable[dict[str, Any]]) -> list[BotStats]:
                 stats[names[seat]].move_ms.append(float(ms))
         for ev in rec.get("events") or []:
             seat = ev.get("seat")
-            if isinstance(seat, int) and 0 <= seat < len(names):
+            if isinstance(seat, int) and 0 <= seat < len(names) and is_failure(ev):
                 stats[names[seat]].failures[str(ev.get("kind"))] += 1
         for use in rec.get("usage") or []:
             seat = use.get("seat")

@@ -102,10 +102,23 @@ def _dedupe(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _sqlite_path(uri: str) -> Path | None:
+    """The file of a ``sqlite:///`` tracking URI (None for any other store)."""
+    if not uri.startswith("sqlite:///"):
+        return None
+    return Path(uri[len("sqlite:///") :].split("?", 1)[0])
+
+
 def _client(run_id: str, tracking_uri: str | None) -> tuple[Any, Any, str]:
     from mlflow import MlflowClient
 
     uri = tracking_uri or default_tracking_uri()
+    db = _sqlite_path(uri)
+    if db is not None and not db.exists():  # MLflow would create an empty store: only read
+        raise UserError(
+            f"{run_id!r} is neither a record file nor an MLflow run: "
+            f"there is no tracking store {db} (give --tracking-uri, or a tournament dir)"
+        )
     client = MlflowClient(tracking_uri=uri)
     try:
         run = client.get_run(run_id)

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.match.records import is_failure
 from arena.replay.model import Replay, Step, parse_seat
 from engine.core import JSON
 
@@ -30,8 +31,8 @@ HELP = (
 
 def event_text(ev: dict[str, JSON]) -> Text:
     kind = str(ev.get("kind", "event"))
-    style = EVENT_STYLES.get(kind, "bold cyan")
-    text = Text("  ! ", style=style)
+    style = EVENT_STYLES.get(kind, "bold cyan") if is_failure(ev) else "dim"
+    text = Text("  ! " if is_failure(ev) else "  . ", style=style)
     text.append(f"{kind}", style=style)
     text.append(f" (seat {ev.get('seat')}): {ev.get('reason', '')}")
     return text
@@ -52,8 +53,9 @@ def step_line(rp: Replay, step: Step, view: int | None, compact: bool = False) -
         line.append(step.text_for(view))
         if step.ms is not None:
             line.append(f"  {step.ms:.2f} ms", style="dim")
-    if step.events:
-        line.append("  <- " + ", ".join(str(e.get("kind")) for e in step.events), style="bold red")
+    failures = [e for e in step.events if is_failure(e)]
+    if failures:
+        line.append("  <- " + ", ".join(str(e.get("kind")) for e in failures), style="bold red")
     return line
 
 

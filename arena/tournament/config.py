@@ -13,7 +13,8 @@ A file looks like ``examples/tournament.yaml``::
     roster:                       # name + bot spec; a bare string is a spec named after itself
       - {name: rnd-a, spec: random}
       - random
-    workers: 2                    # local Ray CPUs (or the in-flight budget on a cluster)
+    workers: 2                    # local Ray CPUs (or the in-flight budget on a cluster);
+                                  # 0: no Ray; default: no Ray for <= 8 games, else 2
     move_ms: null                 # per-move time limit
     on_failure: forfeit           # forfeit | random
     sandbox: {}                   # limits of cmd: bots (arena.sandbox.SandboxLimits),
@@ -115,7 +116,12 @@ class TournamentConfig(BaseModel):
         "round robin of the whole roster.",
     )
     seed: int = Field(0, ge=0, description="Tournament seed; per-game seeds derive from it.")
-    workers: int = Field(2, ge=1, description="Local Ray CPUs / in-flight budget.")
+    workers: int | None = Field(
+        None,
+        ge=0,
+        description="Local Ray CPUs / in-flight budget; 0: play in this process, no Ray "
+        "(default: in this process for a run of at most 8 games, else 2 Ray CPUs).",
+    )
     address: str | None = Field(None, description="Ray cluster address (else RAY_ADDRESS).")
     batch_size: int | None = Field(
         None, ge=1, description="Games per Ray task (default: adaptive, ~1 s of work)."

@@ -32,9 +32,7 @@ import itertools
 import logging
 import math
 import os
-import shutil
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -49,6 +47,7 @@ from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec, play_match
 from arena.match.specs import BotStartError, is_cmd, make_bot
 from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from arena.tournament.ratings import GameSummary
+from arena.tournament.ray_temp import private_temp_dir
 from arena.tournament.schedule import ScheduledGame
 from bots.base import Bot
 
@@ -342,31 +341,41 @@ def ray_session(
         yield "the current Ray session"
         return
     address = address or os.environ.get("RAY_ADDRESS") or None
-    tmp: str | None = None
     if address and address != "local":
         env = working_dir_runtime_env() if runtime_env is None else runtime_env
         shipped = f", shipping {env['working_dir']}" if env.get("working_dir") else ""
         connect_cluster(address, dict(env))  # a copy: Ray rewrites it
         cpus = int(ray.cluster_resources().get("CPU", workers))  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         where = f"the Ray cluster at {address} ({cpus} CPUs{shipped})"
-    else:
-        tmp = tempfile.mkdtemp(prefix="mnr-ray-", dir="/tmp")
-        ray.init(
-            address="local",
-            num_cpus=workers,
-            _node_ip_address="127.0.0.1",
-            include_dashboard=False,
-            _temp_dir=tmp,
-            object_store_memory=256 * 1024 * 1024,
-            logging_level=logging.WARNING,
-        )
-        where = f"a local Ray with {workers} worker(s)"
-    try:
-        yield where
-    finally:
-        ray.shutdown()
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            yield where
+        finally:
+            ray.shutdown()
+        return
+    with private_temp_dir() as tmp:  # removed on every exit path (arena.tournament.ray_temp)
+        try:
+            ray.init(
+                address="local",
+                num_cpus=workers,
+                _node_ip_address="127.0.0.1",
+                include_dashboard=False,
+                _temp_dir=str(tmp),
+                object_store_memory=256 * 1024 * 1024,
+                logging_level=logging.WARNING,
+            )
+        except Exception as exc:  # a busy machine (start-up timeout), /tmp full, ...
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+            raise UserError(
+                f"could not start a local Ray ({type(exc).__name__}: {first}); try again "
+                "when the machine is less busy, --workers 0 to play in this process, or "
+                "RAY_ADDRESS=HOST:PORT to join a running Ray cluster"
+            ) from None
+        try:
+            yield f"a local Ray with {workers} worker(s)"
+        finally:
+            ray.shutdown()
 
 
 _REMOTE: Any = None

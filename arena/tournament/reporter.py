@@ -3,7 +3,9 @@
 :class:`Reporter` is told of every change in the number of finished games
 (:meth:`Reporter.on_games`, after each durable append or lost batch) and prints, on
 stderr, a progress bar (games done of scheduled, games/s, ETA, failures) and every
-``board_every`` games the live leaderboard (running counts and live Elo).
+``board_every`` games the live leaderboard (running counts and live Elo). Where no bar
+can be drawn (output piped to a file or a CI log), a plain line every ``line_every``
+seconds and one at the end say how far it is instead.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Reporter:
         board_every: int,
         show_bar: bool,
         live_tables: bool,
+        line_every: float | None = None,
     ) -> None:
         self.total = total
         self.already = already
@@ -64,6 +67,10 @@ class Reporter:
         self.task = self.bar.add_task("games", total=total, completed=already, rate=0.0, failures=0)
         self.started = time.perf_counter()
         self.next_board = board_every
+        self.console = console
+        self.line_every = line_every
+        """Seconds between plain progress lines (None: none, e.g. when the bar is shown)."""
+        self.last_line = self.started
 
     def __enter__(self) -> Reporter:
         self.bar.__enter__()
@@ -82,6 +89,19 @@ class Reporter:
         failures and games lost); ``tally`` holds the running counts."""
         rate = played / max(time.perf_counter() - self.started, 1e-9)
         self.bar.update(self.task, advance=new, rate=rate, failures=failures)
+        now = time.perf_counter()
+        if self.line_every is not None and (
+            now - self.last_line >= self.line_every or played >= self.remaining
+        ):
+            self.last_line = now
+            done = self.already + played
+            eta = (self.remaining - played) / rate if rate > 0 else 0.0
+            self.console.print(
+                f"games {done}/{self.total} ({100 * done / max(self.total, 1):.0f}%), "
+                f"{rate:.1f} games/s, {now - self.started:.0f} s, ETA {eta:.0f} s, "
+                f"failures {failures}",
+                highlight=False,
+            )
         if self.live_tables and played >= self.next_board and played < self.remaining:
             self.next_board += self.board_every
             title = f"after {self.already + played}/{self.total} games (live Elo)"

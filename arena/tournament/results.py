@@ -178,8 +178,19 @@ def print_report(result: TournamentResult, console: Console) -> None:
         )
     console.print(f"results: {result.out_dir}/ (journal.jsonl, leaderboard.md, elo.png)")
     if result.run_id:
-        uri = cfg.tracking_uri or "sqlite:///mlflow.db"
+        uri = cfg.tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or "sqlite:///mlflow.db"
         console.print(
-            f"MLflow run {result.run_id} in experiment {cfg.experiment!r}; "
-            f"see it with: .venv/bin/mlflow ui --backend-store-uri {uri}"
+            f"MLflow run {result.run_id} in experiment {cfg.experiment!r}; {mlflow_hint(uri)}"
         )
+
+
+def mlflow_hint(uri: str) -> str:
+    """How to look at a tracking store: a server is opened in a browser (``mlflow ui``
+    does not take a server's URL as its store), a local store is served by ``mlflow ui``.
+
+    >>> mlflow_hint("http://127.0.0.1:5000")
+    'open http://127.0.0.1:5000 in a browser'
+    """
+    if uri.startswith(("http://", "https://")):
+        return f"open {uri} in a browser"
+    return f"see it with: .venv/bin/mlflow ui --backend-store-uri {uri}"

@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -59,6 +60,7 @@ from arena.tournament.ray_runner import (
     BatchResult,
     GameSetup,
     cluster_cpus,
+    play_batch,
     ray_session,
     run_on_ray,
 )
@@ -73,8 +75,34 @@ from arena.tournament.schedule import ScheduledGame
 from arena.tournament.sprt import pentanomial, separated, sprt_state
 from arena.tournament.tracking import Tracker, default_tracking_uri
 
+IN_PROCESS_MAX_GAMES = 8
+"""A run of at most this many games is played in this process unless ``workers`` says
+otherwise: starting a local Ray costs seconds (more on a busy machine) that a few games
+never win back."""
+DEFAULT_RAY_WORKERS = 2
+"""Local Ray CPUs when ``workers`` is not given and the run is played on Ray."""
+
+PROGRESS_LINE_SECONDS = 5.0
+"""Without a terminal (piped output) a plain progress line every this many seconds."""
+
 METRIC_POINTS = 100
 """About how many metric steps a tournament logs (every ceil(total/100) games)."""
+
+
+def in_process_reason(workers: int | None, address: str | None, remaining: int) -> str | None:
+    """Why the ``remaining`` games are played in this process (None: on Ray): asked for
+    with ``workers=0``, or chosen for a small run when no Ray cluster is named or already
+    joined (an initialised Ray, e.g. in a notebook or a test, is used)."""
+    if workers == 0:
+        return "--workers 0"
+    if workers is not None or address or os.environ.get("RAY_ADDRESS"):
+        return None
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        return None
+    if remaining <= IN_PROCESS_MAX_GAMES:
+        return f"at most {IN_PROCESS_MAX_GAMES} games; --workers N plays them on Ray"
+    return None
 
 
 def verified_summaries(
@@ -212,6 +240,11 @@ class Tournament:
                 + f", {total} games"
                 + (f"; resuming: {already} already in {out}/journal.jsonl" if already else "")
             )
+            if len(journal) > already:  # rated with the rest: say so, the counts differ
+                err.print(
+                    f"note: the journal also holds {len(journal) - already} game(s) outside "
+                    "this schedule (more --rounds or bots than this run's); they are rated too"
+                )
             self.tracker = Tracker(cfg, out, journal, log=err.print) if cfg.tracking else None
             if self.tracker is not None:
                 self.tracker.tick(self.points, force=True)
@@ -226,6 +259,9 @@ class Tournament:
                 board_every=cfg.leaderboard_every or max(50, math.ceil(remaining / 5)),
                 show_bar=show_bar,
                 live_tables=not self.quiet,
+                line_every=PROGRESS_LINE_SECONDS
+                if self.progress is None and not self.quiet and not show_bar
+                else None,
             )
             interrupted = False
             cannot_start: BotStartError | None = None
@@ -263,25 +299,35 @@ class Tournament:
             cfg.on_failure,
             cfg.sandbox,
         )
-        with self.reporter, ray_session(cfg.workers, cfg.address) as where:
-            self.err.print(f"playing {remaining} games on {where}")
-            play_start, play_cpu = time.perf_counter(), time.process_time()
-            run_on_ray(
-                setup,
-                iter(games),
-                remaining,
-                cluster_cpus(cfg.workers),  # on a cluster: keep every CPU busy
-                cfg.batch_size,
-                self.on_result,
-                self.on_lost,
-                on_idle=self.on_idle,
-            )
-            self.on_idle(wait=True)
-            result.play_seconds = time.perf_counter() - play_start
-            result.play_cpu_seconds = time.process_time() - play_cpu
-            if len(self.nodes) > 1:
-                shown = ", ".join(sorted(self.nodes))
-                self.err.print(f"played on {len(self.nodes)} Ray nodes: {shown}")
+        here = in_process_reason(cfg.workers, cfg.address, remaining)
+        if here is not None:
+            with self.reporter:
+                self.err.print(f"playing {remaining} games in this process ({here})")
+                play_start, play_cpu = time.perf_counter(), time.process_time()
+                for sg in games:  # one at a time: each is journaled and shown when done
+                    self.on_result(play_batch(setup, [sg]))
+                self.on_idle(wait=True)
+        else:
+            workers = cfg.workers or DEFAULT_RAY_WORKERS
+            with self.reporter, ray_session(workers, cfg.address) as where:
+                self.err.print(f"playing {remaining} games on {where}")
+                play_start, play_cpu = time.perf_counter(), time.process_time()
+                run_on_ray(
+                    setup,
+                    iter(games),
+                    remaining,
+                    cluster_cpus(workers),  # on a cluster: keep every CPU busy
+                    cfg.batch_size,
+                    self.on_result,
+                    self.on_lost,
+                    on_idle=self.on_idle,
+                )
+                self.on_idle(wait=True)
+        result.play_seconds = time.perf_counter() - play_start
+        result.play_cpu_seconds = time.process_time() - play_cpu
+        if len(self.nodes) > 1:
+            shown = ", ".join(sorted(self.nodes))
+            self.err.print(f"played on {len(self.nodes)} Ray nodes: {shown}")
 
     # -- the Ray runner's callbacks -------------------------------------------------------
 

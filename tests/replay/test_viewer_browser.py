@@ -131,7 +131,9 @@ def test_viewer_in_chromium(
         log = page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)")
         assert [line.split(": ", 1)[1] for line in log] == [
             s.text_for(view)
-            + ("  ⚠ " + ", ".join(str(e["kind"]) for e in s.events) if s.events else "")
+            + (
+                "  ⚠ " + ", ".join(str(e["kind"]) for e in s.events) if s.events else ""
+            )  # no stderr here
             for s in steps
         ]
 
@@ -171,3 +173,40 @@ def test_viewer_in_chromium(
     page.close()
     assert not errors, errors
     assert not fetched, f"the viewer fetched {fetched}"
+
+
+def test_viewer_opened_at_a_step_shows_it_and_long_names_fit(browser: Any, tmp_path: Path) -> None:
+    """Opened at ``#k=N`` the highlighted step is inside the log's visible box (the log
+    used to be scrolled by the step's page offset, out of view); a long bot name under a
+    Zooloretto truck is cut to the truck's width instead of running into the next one."""
+    from tests.replay.helpers import play
+
+    long = "a-bot-with-a-remarkably-long-roster-name-v2"
+    record = play("zooloretto_mini", [long, long + "-b", long + "-c"], seed=3)
+    last = len(record["steps"])
+    path = write_viewer(record, tmp_path / "viewer-long.html")
+    page = browser.new_page()
+    widest: list[float] = []
+    for k in (last * 3 // 4, last // 2, last - 2):
+        page.goto(f"{path.as_uri()}#k={k}")
+        page.reload()
+        page.wait_for_selector("#log li.current")
+        assert _counter(page) == f"step {k} / {last}"
+        box = page.eval_on_selector(
+            "#log",
+            """log => { const li = log.querySelector('li.current');
+                 const a = log.getBoundingClientRect(), b = li.getBoundingClientRect();
+                 return [b.top - a.top, b.bottom - a.top, log.clientHeight]; }""",
+        )
+        top, bottom, height = box
+        assert top >= 0 and bottom <= height, f"step {k} is out of the log's view: {box}"
+        overflow = page.eval_on_selector_all(
+            "#board g.truck",
+            """ts => ts.map(t => { const w = t.querySelector('rect').width.baseVal.value;
+                 const s = t.querySelector('text.taken-by');
+                 return s ? s.getComputedTextLength() - (w + 10) : null; })""",
+        )
+        widest.extend(o for o in overflow if o is not None)
+    page.close()
+    assert widest, "no truck was taken at the steps looked at"
+    assert max(widest) <= 0, f"a 'taken by' name runs past its truck by {max(widest)} px"

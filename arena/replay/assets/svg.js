@@ -39,6 +39,16 @@
       return el("text", Object.assign({ x, y, "font-size": 12, fill: "#1f2328" }, attrs || {}), [String(str)]);
     },
     title(str) { return el("title", {}, [String(str)]); },
+    /* `str` cut with an ellipsis to fit `width` px at `fontSize` (SVG text does not wrap or
+       clip: a long bot name would run into the next drawing); the full text is its tooltip. */
+    fitText(x, y, str, width, fontSize, attrs) {
+      const s = String(str);
+      const max = Math.max(1, Math.floor(width / (fontSize * 0.6)));
+      const shown = s.length > max ? s.slice(0, Math.max(1, max - 1)) + "\u2026" : s;
+      const node = S.text(x, y, shown, Object.assign({ "font-size": fontSize }, attrs || {}));
+      if (shown !== s) node.appendChild(S.title(s));
+      return node;
+    },
     /* Seat colours: the games' own colours first (red, yellow, green, blue), then more. */
     SEAT: ["#d94841", "#e0a800", "#2f9e44", "#2f6fd6", "#8e44ad", "#e67e22",
       "#16a085", "#c2185b", "#7f8c8d", "#6d4c41", "#00838f", "#5d4037"],

@@ -43,12 +43,16 @@
     return `seat ${seat} (${names[seat]})`;
   }
 
+  /* A bot's log (its stderr, kept also after a normal exit), not a failure: the one list
+     of such kinds is arena/match/records.py's LOG_KINDS. */
+  function isLog(ev) { return ev.kind === "stderr"; }
+
   function eventNode(ev) {
     const kind = String(ev.kind || "event");
-    const cls = ["timeout", "illegal", "crash", "forfeit"].includes(kind) ? kind : "other";
+    const cls = isLog(ev) ? "log" : ["timeout", "illegal", "crash", "forfeit"].includes(kind) ? kind : "other";
     const div = document.createElement("div");
     div.className = "event " + cls;
-    div.textContent = `⚠ ${kind} (seat ${ev.seat}${ev.seat >= 0 ? " " + names[ev.seat] : ""}): ${ev.reason || ""}`;
+    div.textContent = `${isLog(ev) ? "" : "⚠ "}${kind} (seat ${ev.seat}${ev.seat >= 0 ? " " + names[ev.seat] : ""}): ${ev.reason || ""}`;
     return div;
   }
 
@@ -102,9 +106,10 @@
       li.value = st.k;
       li.dataset.k = st.k;
       const actor = st.seat === -1 ? "chance" : `${names[st.seat]}`;
-      li.textContent = `${actor}: ${st.texts[view]}` + (st.events.length ? "  ⚠ " + st.events.map((e) => e.kind).join(", ") : "");
+      const failures = st.events.filter((e) => !isLog(e));
+      li.textContent = `${actor}: ${st.texts[view]}` + (failures.length ? "  ⚠ " + failures.map((e) => e.kind).join(", ") : "");
       if (st.seat === -1) li.classList.add("chance");
-      if (st.events.length) li.classList.add("has-event");
+      if (failures.length) li.classList.add("has-event");
       li.addEventListener("click", () => go(st.k));
       ol.appendChild(li);
     });
@@ -169,8 +174,11 @@
     if (li) {
       li.classList.add("current");
       const log = $("log");
-      if (li.offsetTop < log.scrollTop || li.offsetTop > log.scrollTop + log.clientHeight - 20) {
-        log.scrollTop = li.offsetTop - log.clientHeight / 2;
+      // Where the step is inside the list's scrolled box (li.offsetTop counts from the
+      // page, not from the list, so it cannot be compared with log.scrollTop).
+      const top = li.getBoundingClientRect().top - log.getBoundingClientRect().top + log.scrollTop;
+      if (top < log.scrollTop || top + li.offsetHeight > log.scrollTop + log.clientHeight) {
+        log.scrollTop = top - log.clientHeight / 2;
       }
     }
     const finalPanel = $("final-panel");

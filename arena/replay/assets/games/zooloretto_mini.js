@@ -62,7 +62,7 @@
       const id = tr.tiles[i];
       kids.push(id ? tile(id, 6 + i * (T + 4), 7) : slot(6 + i * (T + 4), 7));
     }
-    if (taken) kids.push(S.text(0, T + 36, `taken by ${ctx.names[tr.taken_by]}`, { "font-size": 12, fill: "#555" }));
+    if (taken) kids.push(S.fitText(0, T + 36, `taken by ${ctx.names[tr.taken_by]}`, w + 10, 12, { fill: "#555", class: "taken-by" }));
     return S.at(x, y, kids, { class: "truck", "data-truck": tr.id });
   }
 
