@@ -56,6 +56,8 @@ ladder_app.command("retire")(ladder.retire_cmd)
 ladder_app.command("standings")(ladder.standings_cmd)
 ladder_app.command("history")(ladder.history_cmd)
 ladder_app.command("run")(ladder.run_cmd)
+ladder_app.command("token")(ladder.token_cmd)
+ladder_app.command("revoke")(ladder.revoke_cmd)
 
 
 def main() -> None:

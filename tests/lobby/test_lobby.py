@@ -1,0 +1,208 @@
+"""Remote bots through the lobby: tokens, matches beside hosted bots, exactly once,
+reconnects, revocation, several game servers (real gRPC on loopback, real processes)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from menagerie.v1 import lobby_service_pb2 as lpb
+from menagerie.v1 import lobby_service_pb2_grpc as lpb_grpc
+
+from arena.ladder.hosting import LadderFiles
+from arena.ladder.remote import LobbySettings, bot_key, host_lobby
+from arena.ladder.store import LadderStore
+from arena.ladder.tokens import Tokens, hash_token
+from arena.tournament.journal import read_journal
+from tests.ladder.helpers import REPO, audit, cli_env
+from tests.lobby.kit import (
+    BOUND_S,
+    LADDER,
+    REMOTE,
+    python_bot,
+    remote_games,
+    remote_ladder,
+    run_ladder,
+    stop,
+)
+
+pytestmark = [pytest.mark.server]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[LadderStore]:
+    with LadderStore(str(tmp_path / "ladder.db")) as s:
+        yield s
+
+
+def test_tokens_are_hashed_revocable_and_several(store: LadderStore) -> None:
+    token = remote_ladder(store)
+    tokens = Tokens(store)
+    second_info, second = tokens.issue(LADDER, REMOTE)
+    assert token != second and token.startswith("mnrb_")
+    with store.engine.connect() as conn:
+        stored = [row[0] for row in conn.exec_driver_sql("SELECT sha256 FROM bot_tokens")]
+    assert sorted(stored) == sorted([hash_token(token), hash_token(second)])
+    assert token not in json.dumps(stored)
+    assert tokens.lookup(token) is not None and tokens.lookup(second) is not None
+    assert tokens.revoke(LADDER, REMOTE, second_info.id) == [second_info.id]
+    assert tokens.lookup(second) is None and tokens.lookup(token) is not None
+    assert tokens.lookup("mnrb_" + "x" * 43) is None and tokens.lookup("") is None
+    with pytest.raises(Exception, match="has no token 999"):
+        tokens.revoke(LADDER, REMOTE, 999)
+    assert len(tokens.revoke(LADDER, REMOTE)) == 1
+    assert all(not t.live for t in tokens.listing(LADDER, REMOTE))
+
+
+def test_remote_bot_plays_ladder_matches_once(store: LadderStore, tmp_path: Path) -> None:
+    """A Python SDK bot in its own process connects by token, plays ladder matches beside
+    the hosted bots, and every result is committed exactly once."""
+    token = remote_ladder(store)
+    with host_lobby(store, [LADDER], LobbySettings("127.0.0.1:0")) as host:
+        bot = python_bot(host.address, token, "--max-games", "2")
+        try:
+            assert host.lobby.wait_online(bot_key(LADDER, REMOTE), BOUND_S)
+            summary = run_ladder(store, tmp_path, host.matches, games=12)
+        finally:
+            err = stop(bot)
+    assert summary.counted == 12 and not summary.voided, (summary, err)
+    done = audit(store, LADDER, tmp_path)
+    assert len(done) == 12
+    assert remote_games(store) >= 2, err
+    records = list(read_journal(LadderFiles.of(tmp_path, LADDER).records))
+    played = [r for r in records if any(p["name"] == f"{REMOTE}@1" for p in r["players"])]
+    assert played and all(r["server"]["address"] == host.address for r in played)
+    far = [p for r in played for p in r["players"] if p["name"] == f"{REMOTE}@1"]
+    # the remote seat was played by the bot itself: no disconnect or timeout of its seat
+    for r in played:
+        seat = next(i for i, p in enumerate(r["players"]) if p["name"] == f"{REMOTE}@1")
+        bad = [e for e in r.get("events", []) if e.get("seat") == seat and e["kind"] != "stderr"]
+        assert not bad, bad
+    assert len(far) == len(played)
+
+
+def test_wrong_token_and_no_hello_are_unauthenticated(store: LadderStore) -> None:
+    remote_ladder(store)
+    with host_lobby(store, [LADDER], LobbySettings("127.0.0.1:0")) as host:
+        with grpc.insecure_channel(host.address) as channel:
+            stub = lpb_grpc.LobbyServiceStub(channel)
+            for first in (
+                lpb.LobbyRequest(hello=lpb.Hello(token="mnrb_wrong")),
+                lpb.LobbyRequest(hello=lpb.Hello(token="")),
+                lpb.LobbyRequest(heartbeat=lpb.Heartbeat()),
+            ):
+                with pytest.raises(grpc.RpcError) as caught:
+                    list(stub.Lobby(iter([first]), timeout=BOUND_S))
+                assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED, first
+        assert host.lobby.online() == []
+
+
+def test_revoked_token_is_refused_and_ends_the_bot(store: LadderStore) -> None:
+    """Revoking closes the live stream (the token is checked again while connected) and
+    refuses the reconnect: the SDK bot exits with UNAUTHENTICATED instead of retrying."""
+    token = remote_ladder(store)
+    settings = LobbySettings("127.0.0.1:0", heartbeat_s=0.2, timeout_s=2.0, recheck_s=0.2)
+    with host_lobby(store, [LADDER], settings) as host:
+        bot = python_bot(host.address, token)
+        try:
+            assert host.lobby.wait_online(bot_key(LADDER, REMOTE), BOUND_S)
+            Tokens(store).revoke(LADDER, REMOTE)
+            code = bot.wait(BOUND_S)
+        finally:
+            err = stop(bot)
+        assert code == 1 and "UNAUTHENTICATED" in err, err
+        assert not host.lobby.is_online(bot_key(LADDER, REMOTE))
+        proc = subprocess.run(
+            [sys.executable, "-m", "bots.random_client", "--lobby", host.address, "--token", token],
+            cwd=REPO,
+            env=cli_env(),
+            capture_output=True,
+            text=True,
+            timeout=BOUND_S,
+        )
+    assert proc.returncode == 1 and "unknown or revoked bot token" in proc.stderr
+
+
+def test_bot_reconnects_after_a_server_restart(
+    store: LadderStore, tmp_path: Path, free_port: int
+) -> None:
+    """The lobby's process goes away and comes back on the same address: the bot
+    reconnects by itself (back-off) and plays the next runner's matches."""
+    token = remote_ladder(store)
+    serve = f"127.0.0.1:{free_port}"
+    key = bot_key(LADDER, REMOTE)
+    bot = python_bot(serve, token, "--max-games", "2")
+    try:
+        with host_lobby(store, [LADDER], LobbySettings(serve)) as host:
+            assert host.lobby.wait_online(key, BOUND_S)
+            first = run_ladder(store, tmp_path, host.matches, games=4)
+        before = remote_games(store)
+        with host_lobby(store, [LADDER], LobbySettings(serve)) as host:
+            assert host.lobby.wait_online(key, BOUND_S)
+            second = run_ladder(store, tmp_path, host.matches, games=6)
+        assert bot.poll() is None  # it never gave up
+    finally:
+        err = stop(bot)
+    assert first.counted + second.counted == 10, err
+    audit(store, LADDER, tmp_path)
+    assert remote_games(store) > before >= 0, err
+    assert err.count(f"{REMOTE} online") >= 2, err
+
+
+def test_matches_are_placed_on_two_game_servers(
+    store: LadderStore, tmp_path: Path, free_port: int
+) -> None:
+    """Two `arena serve` processes behind one lobby: remote matches land on both
+    (least-loaded first), and each record says where it was played."""
+    token = remote_ladder(store)
+    admin = "t0ken-for-the-test"
+    servers = []
+    addresses = [f"127.0.0.1:{free_port}", f"127.0.0.1:{free_port + 1}"]
+    for address in addresses:
+        port = address.rsplit(":", 1)[1]
+        servers.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "arena.cli",
+                    "serve",
+                    "--port",
+                    port,
+                    "--admin-token",
+                    admin,
+                ],
+                cwd=REPO,
+                env=cli_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    try:
+        for server in servers:
+            assert server.stdout is not None
+            assert "serving" in server.stdout.readline()
+        settings = LobbySettings("127.0.0.1:0", tuple(addresses), admin)
+        with host_lobby(store, [LADDER], settings) as host:
+            bot = python_bot(host.address, token, "--max-games", "4")
+            try:
+                assert host.lobby.wait_online(bot_key(LADDER, REMOTE), BOUND_S)
+                summary = run_ladder(store, tmp_path, host.matches, games=12)
+            finally:
+                err = stop(bot)
+            placed = {s.address: s.placed for s in host.matches.pool.servers}
+    finally:
+        for server in servers:
+            stop(server)
+    assert summary.counted == 12 and not summary.voided, err
+    audit(store, LADDER, tmp_path)
+    records = list(read_journal(LadderFiles.of(tmp_path, LADDER).records))
+    where = {r["server"]["address"] for r in records if "server" in r}
+    assert where == set(addresses), (where, placed)
+    assert all(placed[a] >= 1 for a in addresses)
