@@ -45,6 +45,7 @@ import logging
 import os
 import queue
 import secrets
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -146,7 +147,9 @@ class ServerPool:
         self.servers = [
             GameServerSlot(a, pb_grpc.GameServiceStub(ch), ch)
             for a in addresses
-            for ch in [grpc.insecure_channel(a, options=[("grpc.max_receive_message_length", 64 << 20)])]
+            for ch in [
+                grpc.insecure_channel(a, options=[("grpc.max_receive_message_length", 64 << 20)])
+            ]
         ]
 
     @property
@@ -225,7 +228,9 @@ class RemoteMatches:
         with self._lock:
             return len(self._threads)
 
-    def submit(self, ladder: LadderInfo, game: ScheduledGame, versions: Sequence[VersionInfo]) -> None:
+    def submit(
+        self, ladder: LadderInfo, game: ScheduledGame, versions: Sequence[VersionInfo]
+    ) -> None:
         """Play ``game`` (seats ``versions``) in a thread; its result goes to :attr:`results`."""
         job = _Job(
             game,
@@ -393,7 +398,9 @@ class RemoteMatches:
                 record: dict[str, Any] = json.loads(reply.record_json)
                 return record
             time.sleep(POLL_S)
-        raise LadderError(f"match {match_id} on {slot.address} not over after {self.max_match_s:g} s")
+        raise LadderError(
+            f"match {match_id} on {slot.address} not over after {self.max_match_s:g} s"
+        )
 
 
 class _HostedSeats:
@@ -444,10 +451,8 @@ class _HostedSeats:
 
         deadline = time.monotonic() + EXIT_GRACE_S
         for p in self.processes:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 p.proc.wait(max(0.0, deadline - time.monotonic()))
-            except Exception:
-                pass
             p.kill("still running after the match")
             p.reap()
         for t in self.threads:
@@ -549,9 +554,7 @@ def host_lobby(
         if settings.game_servers
         else ServerPool([address], own_token)
     )
-    matches = RemoteMatches(
-        lobby, pool, offline_wait_s=settings.offline_wait_s, log_line=log_line
-    )
+    matches = RemoteMatches(lobby, pool, offline_wait_s=settings.offline_wait_s, log_line=log_line)
     try:
         yield LobbyHost(server, lobby, matches, address)
     finally:

@@ -76,9 +76,9 @@ class Tokens:
 
     def _bot(self, session: Session, ladder: str, bot: str) -> Bot:
         row = session.scalars(
-            select(Bot).join(Ladder, Bot.ladder_id == Ladder.id).where(
-                Ladder.name == ladder, Bot.name == bot
-            )
+            select(Bot)
+            .join(Ladder, Bot.ladder_id == Ladder.id)
+            .where(Ladder.name == ladder, Bot.name == bot)
         ).one_or_none()
         if row is None:
             raise UnknownBot(f"no bot {bot!r} on ladder {ladder!r}")
@@ -99,7 +99,7 @@ class Tokens:
             session.flush()
             return TokenInfo(row.id, ladder, bot, now, None), token
 
-    def list(self, ladder: str, bot: str) -> list[TokenInfo]:
+    def listing(self, ladder: str, bot: str) -> list[TokenInfo]:
         """The bot's tokens, oldest first (revoked ones too)."""
         with self._sessions.begin() as session:
             rows = session.scalars(
@@ -127,9 +127,7 @@ class Tokens:
                 query = query.where(BotToken.id == token_id)
             ids = list(session.scalars(query))
             if ids:
-                session.execute(
-                    update(BotToken).where(BotToken.id.in_(ids)).values(revoked_at=now)
-                )
+                session.execute(update(BotToken).where(BotToken.id.in_(ids)).values(revoked_at=now))
             return ids
 
     def lookup(self, token: str) -> TokenOwner | None:
@@ -139,7 +137,9 @@ class Tokens:
         digest = hash_token(token)
         with self._sessions.begin() as session:
             row = session.execute(
-                select(BotToken.id, BotToken.sha256, BotToken.revoked_at, Bot.id, Bot.name, Ladder.name)
+                select(
+                    BotToken.id, BotToken.sha256, BotToken.revoked_at, Bot.id, Bot.name, Ladder.name
+                )
                 .join(Bot, BotToken.bot_id == Bot.id)
                 .join(Ladder, Bot.ladder_id == Ladder.id)
                 .where(BotToken.sha256 == digest)

@@ -272,7 +272,9 @@ class Lobby:
         }
         return grpc.method_handlers_generic_handler(SERVICE, methods)
 
-    async def _lobby(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+    async def _lobby(
+        self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> None:
         with self._lock:
             if self.closed:
                 await context.abort(grpc.StatusCode.UNAVAILABLE, "the lobby is shutting down")
@@ -360,7 +362,9 @@ class Lobby:
             try:
                 item = await asyncio.wait_for(session.queue.get(), self.heartbeat_s)
             except TimeoutError:
-                item = lpb.LobbyResponse(heartbeat=lpb.Heartbeat(sent_at_ms=int(time.time() * 1000)))
+                item = lpb.LobbyResponse(
+                    heartbeat=lpb.Heartbeat(sent_at_ms=int(time.time() * 1000))
+                )
             if isinstance(item, _Close):
                 if item.code == grpc.StatusCode.OK:
                     return
@@ -376,7 +380,9 @@ class Lobby:
             if now >= next_check:
                 next_check = now + self.recheck_s
                 try:
-                    await asyncio.to_thread(self.authenticate, token, list(session.identity.ladders))
+                    await asyncio.to_thread(
+                        self.authenticate, token, list(session.identity.ladders)
+                    )
                 except LobbyRefused as exc:
                     await context.abort(exc.code, exc.message)
 
