@@ -39,6 +39,7 @@ voided, never counted.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -403,6 +404,20 @@ class RemoteMatches:
         )
 
 
+@functools.cache
+def _quiet_client_class() -> type[Any]:
+    from bots import sdk
+    from bots.ismcts_client import WireSearchBot
+
+    class QuietClient(WireSearchBot):
+        """A hosted seat's client: its end-of-game line would only clutter the runner's log."""
+
+        def on_game_over(self, result: sdk.GameResult) -> None:
+            pass
+
+    return QuietClient
+
+
 class _HostedSeats:
     """The hosted seats of a remote match, played as clients of its game server."""
 
@@ -431,9 +446,8 @@ class _HostedSeats:
     def start_in_process(self, seat: int, spec: str, name: str, credential: str) -> None:
         from arena.match.specs import make_bot
         from bots import sdk
-        from bots.ismcts_client import WireSearchBot
 
-        client = WireSearchBot(make_bot(spec, name), spec)
+        client = _quiet_client_class()(make_bot(spec, name), spec)
 
         def play() -> None:
             try:

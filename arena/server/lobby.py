@@ -368,11 +368,13 @@ class Lobby:
             if isinstance(item, _Close):
                 if item.code == grpc.StatusCode.OK:
                     return
-                await context.abort(item.code, item.message)
+                await self._end(context, session, item.code, item.message)
             await context.write(item)
             now = time.monotonic()
             if now - session.last_seen > self.timeout_s:
-                await context.abort(
+                await self._end(
+                    context,
+                    session,
                     grpc.StatusCode.DEADLINE_EXCEEDED,
                     f"no message from the bot for {self.timeout_s:g} s (send a Heartbeat "
                     f"every {self.heartbeat_s:g} s)",
@@ -384,7 +386,19 @@ class Lobby:
                         self.authenticate, token, list(session.identity.ladders)
                     )
                 except LobbyRefused as exc:
-                    await context.abort(exc.code, exc.message)
+                    await self._end(context, session, exc.code, exc.message)
+
+    async def _end(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        session: _Session,
+        code: grpc.StatusCode,
+        message: str,
+    ) -> None:
+        """The bot is offline before its client hears the status (no window in which a
+        refused bot could still be scheduled)."""
+        self._detach(session)
+        await context.abort(code, message)
 
     async def _read(self, context: grpc.aio.ServicerContext[Any, Any], session: _Session) -> None:
         """Heartbeats (and anything else) keep the session alive; the end of the stream

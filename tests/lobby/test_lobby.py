@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -206,3 +207,33 @@ def test_matches_are_placed_on_two_game_servers(
     where = {r["server"]["address"] for r in records if "server" in r}
     assert where == set(addresses), (where, placed)
     assert all(placed[a] >= 1 for a in addresses)
+
+
+def test_a_silent_bot_goes_offline_and_is_not_scheduled(store: LadderStore) -> None:
+    """A bot that stops sending heartbeats is cut off (DEADLINE_EXCEEDED) and offline: the
+    ladder no longer schedules it."""
+    token = remote_ladder(store)
+    settings = LobbySettings("127.0.0.1:0", heartbeat_s=0.2, timeout_s=1.0)
+    with host_lobby(store, [LADDER], settings) as host:
+        far = store.version(LADDER, REMOTE)
+        with grpc.insecure_channel(host.address) as channel:
+            stub = lpb_grpc.LobbyServiceStub(channel)
+            hello = lpb.LobbyRequest(hello=lpb.Hello(token=token, max_games=3))
+            release = threading.Event()
+
+            def silent() -> Iterator[lpb.LobbyRequest]:
+                yield hello
+                release.wait(BOUND_S)  # no heartbeat, stream kept open
+
+            call = stub.Lobby(silent(), timeout=BOUND_S)
+            welcome = next(call)
+            assert welcome.welcome.bot == REMOTE and welcome.welcome.max_games == 3
+            assert host.lobby.capacity(bot_key(LADDER, REMOTE)) == 3
+            assert host.matches.schedulable(far)
+            with pytest.raises(grpc.RpcError) as caught:
+                for _ in call:  # heartbeats from the server, then the end
+                    pass
+            release.set()
+        assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert not host.lobby.is_online(bot_key(LADDER, REMOTE))
+        assert not host.matches.schedulable(far)
