@@ -15,6 +15,10 @@ CHECKS: dict[str, str] = {
     "legal": "legal moves only",
     "game_end": "survives game end",
     "server_close": "survives server close",
+    "lobby_connect": "lobby: online with its token",
+    "lobby_games": "lobby: plays its matches",
+    "lobby_reconnect": "lobby: reconnects",
+    "lobby_revoke": "lobby: stops when revoked",
 }
 """Check id -> short title, in report order."""
 

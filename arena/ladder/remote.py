@@ -511,6 +511,8 @@ class LobbySettings:
     timeout_s: float = 15.0
     recheck_s: float = 30.0
     offline_wait_s: float = OFFLINE_WAIT_S
+    join_timeout_s: float = 30.0
+    """The runner's own game server: how long a seat may take to join its match."""
 
 
 def split_address(text: str) -> tuple[str, int]:
@@ -559,7 +561,8 @@ def host_lobby(
         recheck_s=settings.recheck_s,
     )
     own_token = settings.admin_token or secrets.token_hex(16)
-    server = GameServer(ServerConfig(admin_token=own_token), extra_handlers=[lobby.handler()])
+    config = ServerConfig(admin_token=own_token, join_timeout_s=settings.join_timeout_s)
+    server = GameServer(config, extra_handlers=[lobby.handler()])
     server.start(host, port)
     wildcard = host in ("0.0.0.0", "::", "")
     address = settings.advertise or f"{'127.0.0.1' if wildcard else host}:{server.port}"
