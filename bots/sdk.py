@@ -364,9 +364,9 @@ def run_lobby(
         player = bot if hasattr(bot, "choose") else bot()  # or a factory
         try:
             result = run(player, assigned.address, assigned.credential, name=name, version=version)
-        except SdkError as exc:
+        except Exception as exc:  # one game's failure (the bot's or the stream's) ends only it
             with lock:
-                out.failed.append((assigned.match_id, str(exc)))
+                out.failed.append((assigned.match_id, f"{type(exc).__name__}: {exc}"))
         else:
             with lock:
                 out.results.append(result)

@@ -176,6 +176,10 @@ class ServerPool:
             s.channel.close()
 
 
+class _GaveBack(Exception):
+    """The runner stopped before the match could start (it is re-queued, not voided)."""
+
+
 @dataclass
 class _Job:
     """One match with a remote seat, from submission to result."""
@@ -212,14 +216,18 @@ class RemoteMatches:
         """Bot key -> its matches submitted and not yet over (waiting or playing)."""
         self._threads: dict[str, threading.Thread] = {}
         self._arrived = threading.Event()
+        self._seen = -1
+        """The lobby generation the last scheduling decision saw."""
         self.halt = threading.Event()
-        """Set when the runner gives up its matches: waiting jobs stop waiting."""
+        """Set when the runner stops: jobs still waiting for a slot give their match back
+        (the runner re-queues it); matches already placed play to the end."""
 
     # -- the runner's side --------------------------------------------------------------
 
     def schedulable(self, version: VersionInfo) -> bool:
         """May matchmaking pick this remote version now (online, a slot to spare)?"""
         key = bot_key(version.ladder, version.bot)
+        self._seen = self.lobby.generation  # what the runner's picks were made on
         with self._lock:
             outstanding = self._outstanding.get(key, 0)
         return self.lobby.capacity(key) > outstanding
@@ -252,7 +260,7 @@ class RemoteMatches:
         if self._arrived.wait(min(timeout_s, 0.05)):
             self._arrived.clear()
             return
-        self.lobby.wait_change(timeout_s)
+        self.lobby.wait_change(timeout_s, since=self._seen)
         self._arrived.clear()
 
     def join(self, timeout_s: float) -> bool:
@@ -277,6 +285,8 @@ class RemoteMatches:
             record = self._play(ladder, job)
             out.summaries.append(GameSummary.of(record))
             out.lines.append((job.game.game_id, dumps_line(record)))
+        except _GaveBack:
+            pass  # not started: the runner puts it back in the queue when it stops
         except Exception as exc:  # a problem of this match only: void it, go on
             out.errors.append((job.game.game_id, f"{type(exc).__name__}: {exc}"))
         finally:
@@ -320,7 +330,7 @@ class RemoteMatches:
             else:
                 offline_since = None
             self.lobby.wait_change(1.0)
-        raise LadderError("the runner stopped before the remote bots had a free slot")
+        raise _GaveBack
 
     def _play(self, ladder: LadderInfo, job: _Job) -> dict[str, Any]:
         from arena.match.specs import is_cmd

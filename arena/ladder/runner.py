@@ -329,6 +329,8 @@ class LadderRunner:
             f"{self.holder} holds the lease (renewed every {self.config.lease_ttl_s / 3:g} s)"
         )
         self.files.folder.mkdir(parents=True, exist_ok=True)
+        if self.remote is not None:
+            self.remote.halt.clear()  # the lobby may outlive a runner (tests, bot check)
         self._recover()
         counts = self.store.match_counts(self.name)
         self._picks, self._done = counts["sets"], counts["done"]
@@ -416,10 +418,12 @@ class LadderRunner:
             self.summary.stopped = f"{self.summary.counted} matches played"
 
     def _finish_remote(self) -> None:
-        """The remote matches in flight finish and are committed (a stop never waits for
-        a match that has not started: those go back to the queue)."""
+        """The remote matches in flight finish and are committed. On a stop, those still
+        waiting for a remote bot's slot are given back (re-queued by ``_finish``); at the
+        end of ``games`` they are waited for too."""
         assert self.remote is not None
-        self.remote.halt.set()
+        if self.stopping:
+            self.remote.halt.set()
         while not self.remote.join(0.2):
             self._on_idle()
         self._on_idle(wait=True)

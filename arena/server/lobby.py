@@ -171,6 +171,9 @@ class Lobby:
         self._busy: dict[str, int] = {}
         """Key -> slots reserved (games assigned and not yet over), kept across reconnects."""
         self._streams = 0
+        self.generation = 0
+        """Counts the changes (a bot came or went, a slot was freed): a scheduler that saw
+        generation g and waits with ``since=g`` returns at once if it moved on."""
         self.closed = False
 
     # -- the scheduler's side (thread-safe) ----------------------------------------------
@@ -224,6 +227,7 @@ class Lobby:
                 self._busy[key] = left
             else:
                 self._busy.pop(key, None)
+            self.generation += 1
             self._changed.notify_all()
 
     def assign(self, key: str, assignment: Assignment) -> bool:
@@ -246,10 +250,12 @@ class Lobby:
                 self._changed.wait(left)
             return True
 
-    def wait_change(self, timeout_s: float) -> None:
-        """Block until a bot comes, goes or frees a slot (or the timeout)."""
+    def wait_change(self, timeout_s: float, since: int | None = None) -> None:
+        """Block until a bot comes, goes or frees a slot (or the timeout); at once if
+        the :attr:`generation` is no longer ``since``."""
         with self._changed:
-            self._changed.wait(timeout_s)
+            if since is None or since == self.generation:
+                self._changed.wait(timeout_s)
 
     def close(self) -> None:
         """End every stream (UNAVAILABLE) and refuse new ones."""
@@ -433,6 +439,7 @@ class Lobby:
         with self._changed:
             old = self._sessions.get(key)
             self._sessions[key] = session
+            self.generation += 1
             self._changed.notify_all()
         if old is not None:
             old.send(_Close(grpc.StatusCode.ABORTED, "the bot connected again on a newer stream"))
@@ -444,4 +451,5 @@ class Lobby:
             if self._sessions.get(key) is session:
                 del self._sessions[key]
                 log.info("lobby: %s offline", session.identity.bot)
+            self.generation += 1
             self._changed.notify_all()

@@ -237,3 +237,11 @@ def test_a_silent_bot_goes_offline_and_is_not_scheduled(store: LadderStore) -> N
         assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
         assert not host.lobby.is_online(bot_key(LADDER, REMOTE))
         assert not host.matches.schedulable(far)
+
+
+def test_bench_lobby_measures_assignment_latency() -> None:
+    from arena.bench.lobby import bench_lobby
+
+    report = bench_lobby(trials=2)
+    assert report["trials"] == 2
+    assert 0 < report["assign_ms_median"] <= report["assign_ms_max"]
