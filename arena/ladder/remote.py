@@ -224,13 +224,14 @@ class RemoteMatches:
 
     # -- the runner's side --------------------------------------------------------------
 
-    def schedulable(self, version: VersionInfo) -> bool:
-        """May matchmaking pick this remote version now (online, a slot to spare)?"""
+    def schedulable(self, version: VersionInfo, picked: int = 0) -> bool:
+        """May matchmaking pick this remote version now: online, with a slot to spare
+        beyond its matches in flight and ``picked`` more not yet submitted?"""
         key = bot_key(version.ladder, version.bot)
         self._seen = self.lobby.generation  # what the runner's picks were made on
         with self._lock:
             outstanding = self._outstanding.get(key, 0)
-        return self.lobby.capacity(key) > outstanding
+        return self.lobby.capacity(key) > outstanding + picked
 
     @property
     def in_flight(self) -> int:

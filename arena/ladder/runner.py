@@ -513,6 +513,8 @@ class LadderRunner:
             field = {c.version_id: c for c in snap.candidates if self._schedulable(c.version_id)}
             recent = list(snap.recent)
             picked: list[tuple[tuple[int, ...], int]] = []
+            queued: collections.Counter[int] = collections.Counter()
+            """Games picked for each version in this call (remote bots' slots)."""
             for n in range(self._picks, self._picks + sets):
                 group = pick_group(
                     list(field.values()),
@@ -526,6 +528,9 @@ class LadderRunner:
                 picked.append((group, derive(self.name, "game", n)))
                 for v in group:
                     field[v] = dataclasses.replace(field[v], games=field[v].games + k)
+                    queued[v] += k
+                    if not self._schedulable(v, queued[v]):
+                        del field[v]  # a remote bot whose slots these picks fill
                 recent.append(group)
             if not picked:
                 return
@@ -544,12 +549,13 @@ class LadderRunner:
             self._specs[version_id] = "remote" if remote else hosted_spec(version, self.archives)
         return self._versions[version_id]
 
-    def _schedulable(self, version_id: int) -> bool:
-        """Hosted versions always; a remote one only while its bot is online with a slot."""
+    def _schedulable(self, version_id: int, picked: int = 0) -> bool:
+        """Hosted versions always; a remote one only while its bot is online with a slot
+        to spare beyond the ``picked`` games just picked for it."""
         version = self._version(version_id)
         if version.kind != "remote":
             return True
-        return self.remote is not None and self.remote.schedulable(version)
+        return self.remote is not None and self.remote.schedulable(version, picked)
 
     def _dispatch_remote(self, match: MatchInfo) -> None:
         """A match with a remote seat plays on a game server (:mod:`arena.ladder.remote`)."""
