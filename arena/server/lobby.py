@@ -23,8 +23,8 @@ revoked token ends the stream (UNAUTHENTICATED) and is refused on reconnect.
 a new stream of a bot that is still connected replaces the old one (ended ABORTED), and
 its reserved slots carry over, so reconnecting resumes where it stopped.
 
-**Bounds.** At most ``max_sessions`` streams; ``max_games`` per bot is clamped to
-:data:`MAX_GAMES`; a stream that sends no ``Hello`` within ``hello_timeout_s`` is closed
+**Bounds.** At most ``max_sessions`` streams; ``max_games`` over :data:`MAX_GAMES` is
+refused (INVALID_ARGUMENT); a stream that sends no ``Hello`` within ``hello_timeout_s`` is closed
 (UNAUTHENTICATED); messages over the server's size limit end the stream (gRPC).
 """
 

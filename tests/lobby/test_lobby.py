@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -245,3 +246,56 @@ def test_bench_lobby_measures_assignment_latency() -> None:
     report = bench_lobby(trials=2)
     assert report["trials"] == 2
     assert 0 < report["assign_ms_median"] <= report["assign_ms_max"]
+
+
+def test_hello_limits_and_a_newer_stream_replaces_the_old(store: LadderStore) -> None:
+    token = remote_ladder(store)
+    with (
+        host_lobby(store, [LADDER], LobbySettings("127.0.0.1:0")) as host,
+        grpc.insecure_channel(host.address) as channel,
+    ):
+        stub = lpb_grpc.LobbyServiceStub(channel)
+        for hello, words in (
+            (lpb.Hello(token=token, max_games=65), "at most 64 games"),
+            (lpb.Hello(token=token, ladders=["other"]), "leaves out"),
+        ):
+            with pytest.raises(grpc.RpcError) as caught:
+                list(stub.Lobby(iter([lpb.LobbyRequest(hello=hello)]), timeout=BOUND_S))
+            assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert words in (caught.value.details() or "")
+        release = threading.Event()
+
+        def hold() -> Iterator[lpb.LobbyRequest]:
+            yield lpb.LobbyRequest(hello=lpb.Hello(token=token))
+            release.wait(BOUND_S)
+
+        first = stub.Lobby(hold(), timeout=BOUND_S)
+        assert next(first).WhichOneof("message") == "welcome"
+        second = stub.Lobby(hold(), timeout=BOUND_S)
+        assert next(second).WhichOneof("message") == "welcome"
+        with pytest.raises(grpc.RpcError) as caught:
+            for _ in first:
+                pass
+        assert caught.value.code() == grpc.StatusCode.ABORTED
+        assert host.lobby.is_online(bot_key(LADDER, REMOTE))  # the newer stream holds it
+        release.set()
+        second.cancel()
+
+
+def test_sdk_gives_up_after_bounded_reconnects(free_port: int) -> None:
+    from bots import sdk
+    from bots.random_client import RandomClient
+
+    started = time.monotonic()
+    with pytest.raises(sdk.SdkError) as caught:
+        sdk.run_lobby(
+            RandomClient(0),
+            f"127.0.0.1:{free_port}",  # nobody listens
+            "mnrb_x",
+            max_failures=3,
+            backoff_s=0.05,
+            connect_timeout_s=0.2,
+            log=lambda _: None,
+        )
+    assert caught.value.code == "UNAVAILABLE" and "after 3 attempts" in str(caught.value)
+    assert time.monotonic() - started < BOUND_S

@@ -197,7 +197,7 @@ class Welcome(_message.Message):
     bot: _builtins.str
     """bot is the bot the token belongs to (`name` on its ladder)."""
     max_games: _builtins.int
-    """max_games is the number of games at once the lobby will assign (after limits)."""
+    """max_games is the number of games at once the lobby will assign (Hello's, 0 read as 1)."""
     heartbeat_interval_ms: _builtins.int
     """heartbeat_interval_ms is how often the bot must send a Heartbeat."""
     heartbeat_timeout_ms: _builtins.int
