@@ -156,53 +156,43 @@ def test_bot_reconnects_after_a_server_restart(
     assert err.count(f"{REMOTE} online") >= 2, err
 
 
-def test_matches_are_placed_on_two_game_servers(
-    store: LadderStore, tmp_path: Path, free_port: int
-) -> None:
+def test_matches_are_placed_on_two_game_servers(store: LadderStore, tmp_path: Path) -> None:
     """Two `arena serve` processes behind one lobby: remote matches land on both
     (least-loaded first), and each record says where it was played."""
     token = remote_ladder(store)
     admin = "t0ken-for-the-test"
-    servers = []
-    addresses = [f"127.0.0.1:{free_port}", f"127.0.0.1:{free_port + 1}"]
-    for address in addresses:
-        port = address.rsplit(":", 1)[1]
-        servers.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "arena.cli",
-                    "serve",
-                    "--port",
-                    port,
-                    "--admin-token",
-                    admin,
-                ],
-                cwd=REPO,
-                env=cli_env(),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
+    serve = [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--admin-token", admin]
+    servers = [
+        subprocess.Popen(
+            serve,
+            cwd=REPO,
+            env=cli_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+        for _ in range(2)
+    ]
+    addresses: list[str] = []
     try:
         for server in servers:
             assert server.stdout is not None
-            assert "serving" in server.stdout.readline()
+            line = server.stdout.readline()  # "serving ... on 127.0.0.1:PORT (...)"
+            assert "serving" in line, line
+            addresses.append(line.split(" on ", 1)[1].split()[0])
         settings = LobbySettings("127.0.0.1:0", tuple(addresses), admin)
         with host_lobby(store, [LADDER], settings) as host:
             bot = python_bot(host.address, token, "--max-games", "4")
             try:
                 assert host.lobby.wait_online(bot_key(LADDER, REMOTE), BOUND_S)
-                summary = run_ladder(store, tmp_path, host.matches, games=12)
+                summary = run_ladder(store, tmp_path, host.matches, games=8)
             finally:
                 err = stop(bot)
             placed = {s.address: s.placed for s in host.matches.pool.servers}
     finally:
         for server in servers:
             stop(server)
-    assert summary.counted == 12 and not summary.voided, err
+    assert summary.counted == 8 and not summary.voided, err
     audit(store, LADDER, tmp_path)
     records = list(read_journal(LadderFiles.of(tmp_path, LADDER).records))
     where = {r["server"]["address"] for r in records if "server" in r}
