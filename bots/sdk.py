@@ -65,8 +65,12 @@ ADDRESS_ENV = "MENAGERIE_ADDRESS"
 CREDENTIAL_ENV = "MENAGERIE_CREDENTIAL"
 TOKEN_ENV = "MENAGERIE_BOT_TOKEN"
 LOBBY_ENV = "MENAGERIE_LOBBY"
-FATAL_LOBBY_CODES = frozenset({"UNAUTHENTICATED", "INVALID_ARGUMENT", "PERMISSION_DENIED"})
-"""Lobby statuses a reconnect cannot fix: :func:`run_lobby` raises them at once."""
+FATAL_LOBBY_CODES = frozenset(
+    {"UNAUTHENTICATED", "INVALID_ARGUMENT", "PERMISSION_DENIED", "ABORTED"}
+)
+"""Lobby statuses a reconnect cannot fix: :func:`run_lobby` raises them at once (ABORTED:
+another connection of the same bot replaced this one; two processes on one token would
+otherwise take the stream from each other forever)."""
 
 
 class SdkError(RuntimeError):
@@ -346,8 +350,9 @@ def run_lobby(
     ``[d/2, d]``, ``d = min(max_backoff_s, backoff_s * 2^n)`` after the n-th failure in a
     row (reset by a Welcome), so that a fleet of bots does not reconnect in lock step.
     After ``max_failures`` failures in a row (None: never) it gives up with
-    :class:`SdkError`. UNAUTHENTICATED (unknown or revoked token) and INVALID_ARGUMENT
-    are raised at once: retrying cannot fix them. Games already running continue on
+    :class:`SdkError`. UNAUTHENTICATED (unknown or revoked token), INVALID_ARGUMENT and
+    ABORTED (another connection of this bot took over) are raised at once: retrying
+    cannot fix them. Games already running continue on
     their own streams while the lobby reconnects.
 
     Returns when ``games`` games are over, or ``stop`` is set (games in progress finish).

@@ -31,6 +31,7 @@ refused (INVALID_ARGUMENT); a stream that sends no ``Hello`` within ``hello_time
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -127,8 +128,10 @@ class _Session:
     connected_at: float = field(default_factory=time.monotonic)
 
     def send(self, item: lpb.LobbyResponse | _Close) -> None:
-        """Queue ``item`` for the stream (from any thread)."""
-        self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+        """Queue ``item`` for the stream (from any thread; dropped once the server's
+        event loop is closed: the stream is gone then)."""
+        with contextlib.suppress(RuntimeError):
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,15 +284,19 @@ class Lobby:
     async def _lobby(
         self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
-        with self._lock:
+        refusal: tuple[grpc.StatusCode, str] | None = None
+        with self._lock:  # never held across an await: other threads take it too
             if self.closed:
-                await context.abort(grpc.StatusCode.UNAVAILABLE, "the lobby is shutting down")
-            if self._streams >= self.max_sessions:
-                await context.abort(
+                refusal = (grpc.StatusCode.UNAVAILABLE, "the lobby is shutting down")
+            elif self._streams >= self.max_sessions:
+                refusal = (
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
                     f"the lobby holds its maximum of {self.max_sessions} streams",
                 )
-            self._streams += 1
+            else:
+                self._streams += 1
+        if refusal is not None:
+            await context.abort(*refusal)
         try:
             await self._serve(context)
         finally:

@@ -140,9 +140,10 @@ function playMatch(address, credential, rng, done) {
 // Lobby mode (--lobby HOST:PORT --token T [--max-games N] [--games N]): wait for ladder
 // matches and play each on its own Play stream, at most max_games at once. A broken
 // lobby stream is reopened after an exponential back-off with jitter (0.5 s doubling up
-// to 30 s, a random wait in [d/2, d]); UNAUTHENTICATED / INVALID_ARGUMENT end the bot
-// (a revoked token, a bad request: retrying cannot help). --games N exits after N games.
-const FATAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.INVALID_ARGUMENT]);
+// to 30 s, a random wait in [d/2, d]); UNAUTHENTICATED / INVALID_ARGUMENT / ABORTED end
+// the bot (a revoked token, a bad request, another connection of the bot took over:
+// retrying cannot help). --games N exits after N games.
+const FATAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.INVALID_ARGUMENT, grpc.status.ABORTED]);
 
 function lobby(args) {
   const rng = makeRng(args.seed);
