@@ -205,7 +205,8 @@ function lobby(args) {
       client.close();
       if (stopping) return;
       if (err && FATAL.has(err.code)) {
-        console.error(`error: ${err.code}: ${err.details || err.message}`);
+        const name = Object.keys(grpc.status).find((k) => grpc.status[k] === err.code);
+        console.error(`error: ${name}: ${err.details || err.message}`);
         stop(1);
         return;
       }
