@@ -18,6 +18,7 @@ from menagerie.v1 import lobby_service_pb2_grpc as lpb_grpc
 
 from arena.ladder.hosting import LadderFiles
 from arena.ladder.remote import LobbySettings, bot_key, host_lobby
+from arena.ladder.runner import LadderRunner, RunnerConfig
 from arena.ladder.store import LadderStore
 from arena.ladder.tokens import Tokens, hash_token
 from arena.tournament.journal import read_journal
@@ -289,3 +290,28 @@ def test_sdk_gives_up_after_bounded_reconnects(free_port: int) -> None:
         )
     assert caught.value.code == "UNAVAILABLE" and "after 3 attempts" in str(caught.value)
     assert time.monotonic() - started < BOUND_S
+
+
+def test_without_a_lobby_remote_versions_are_never_scheduled(
+    store: LadderStore, tmp_path: Path
+) -> None:
+    remote_ladder(store)
+    config = RunnerConfig(workers=0, games=4, tracking=False)
+    summary = LadderRunner(store, LADDER, home=tmp_path, config=config, log=lambda _: None).run()
+    assert summary.counted == 4
+    assert remote_games(store) == 0 and len(audit(store, LADDER, tmp_path)) == 4
+
+
+def test_garbage_on_the_lobby_stream_is_invalid_argument(store: LadderStore) -> None:
+    remote_ladder(store)
+    with (
+        host_lobby(store, [LADDER], LobbySettings("127.0.0.1:0")) as host,
+        grpc.insecure_channel(host.address) as channel,
+    ):
+        raw: grpc.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(
+            "/menagerie.v1.LobbyService/Lobby"
+        )
+        with pytest.raises(grpc.RpcError) as caught:
+            list(raw(iter([b"\xff\xff\xff"]), timeout=BOUND_S))
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "not a LobbyRequest" in (caught.value.details() or "")
