@@ -315,3 +315,27 @@ def test_garbage_on_the_lobby_stream_is_invalid_argument(store: LadderStore) -> 
             list(raw(iter([b"\xff\xff\xff"]), timeout=BOUND_S))
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "not a LobbyRequest" in (caught.value.details() or "")
+
+
+def test_a_hosted_program_plays_a_remote_match_as_a_client(
+    store: LadderStore, tmp_path: Path
+) -> None:
+    """A hosted ``cmd:`` bot seated with a remote bot is started with the match's game
+    server address and its seat credential, like any command bot."""
+    store.create_ladder(LADDER, "dziobaki", 2)
+    store.add_version(LADDER, "prog", spec="cmd:python -m bots.random_client", status="active")
+    store.add_version(LADDER, REMOTE, kind="remote", status="active")
+    _info, token = Tokens(store).issue(LADDER, REMOTE)
+    with host_lobby(store, [LADDER], LobbySettings("127.0.0.1:0")) as host:
+        bot = python_bot(host.address, token, "--max-games", "2")
+        try:
+            assert host.lobby.wait_online(bot_key(LADDER, REMOTE), BOUND_S)
+            summary = run_ladder(store, tmp_path, host.matches, games=2)
+        finally:
+            err = stop(bot)
+    assert summary.counted == 2 and not summary.voided, err
+    assert remote_games(store) == 2
+    for record in read_journal(LadderFiles.of(tmp_path, LADDER).records):
+        seat = [p["name"] for p in record["players"]].index("prog@1")
+        incidents = [e for e in record.get("events", []) if e.get("seat") == seat]
+        assert all(e["kind"] == "stderr" for e in incidents), incidents
