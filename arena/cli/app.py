@@ -20,7 +20,7 @@ app = typer.Typer(
     add_completion=False,
 )
 bench_app = typer.Typer(
-    help="Benchmarks (engine, grpc, arena, strength, ladder); --json for machines."
+    help="Benchmarks (engine, grpc, arena, strength, ladder, lobby); --json for machines."
 )
 bot_app = typer.Typer(help="Tools for bot authors (`arena bot check COMMAND`).")
 ladder_app = typer.Typer(
