@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from arena.botcheck.model import (
     INCIDENTS,
+    LOBBY_CHECKS,
     CheckConfig,
     CheckResult,
     GameReport,
@@ -233,7 +234,7 @@ def _exit_words(process: BotProcess) -> str:
 
 def _report(game: str, players: int, checks: list[CheckResult], run: Run) -> GameReport:
     done = {c.check for c in checks}
-    for check in ("lobby_connect", "lobby_games", "lobby_reconnect", "lobby_revoke"):
+    for check in LOBBY_CHECKS:
         if check not in done:
             checks.append(CheckResult(check, "skip", "an earlier check failed"))
     return GameReport(game, players, checks, [run])
