@@ -1,12 +1,14 @@
 """``ismcts``: single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
 
 One tree is grown for the observer's information set. Every iteration draws a
-determinization with the engine's ``resample(seat, rng)`` (a full state consistent with
-what the seat knows), descends the tree choosing among the children that are legal in
-that determinization by UCB1 with availability counts (a child's exploration term uses
-the number of iterations in which it was available, not its parent's visits), expands
-one untried legal action, plays a rollout and backs up a reward vector (one reward per
-seat; each node accumulates the reward of the seat that acted there).
+determinization with ``Turn.determinize(rng)`` (a full state consistent with what the seat
+knows, drawn from its observation with the engine's ``from_observation`` and
+``resample``; the bot never sees the true state), descends the tree choosing among the
+children that are legal in that determinization by UCB1 with availability counts (a
+child's exploration term uses the number of iterations in which it was available, not
+its parent's visits), expands one untried legal action, plays a rollout and backs up a
+reward vector (one reward per seat; each node accumulates the reward of the seat that
+acted there).
 
 * **Chance is explicit**: at a chance node of the determinization the outcome is sampled
   with the engine's probabilities and the tree branches on it, so decisions below it
@@ -157,7 +159,7 @@ class IsmctsBot:
                 # stop when one more iteration of average length would pass the deadline
                 if now + (now - start) / done > deadline:
                     break
-            state = turn.state.resample(turn.seat, rng)
+            state = turn.determinize(rng)
             self._iterate(root, state, turn.seat, h, rng, deadline)
             done += 1
         self.last_iterations = done

@@ -65,7 +65,17 @@ class WireSearchBot:
             self.fallbacks += 1
             print(f"ismcts client: turn {self.turns}: {exc}; random move", file=sys.stderr)
             return self.rng.randrange(len(legal))
-        turn = Turn(game, self.info.seat, state, actions, self.rng, clock.remaining_ms())
+        turn = Turn(
+            game,
+            self.info.seat,
+            self.info.num_players,
+            self.info.options,
+            observation,
+            actions,
+            self.rng,
+            clock.remaining_ms(),
+            determinization=state,
+        )
         choice = self.bot.choose(turn)
         return choice if isinstance(choice, int) else actions.index(choice)
 

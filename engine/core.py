@@ -109,6 +109,12 @@ class Action:
     KIND: ClassVar[str] = ""
     TEXT: ClassVar[str | None] = None
     """The ``str.format`` template of ``str(action)`` (None: ``kind name=value ...``)."""
+    PUBLIC_TEXT: ClassVar[str | None] = None
+    """What a seat that may not see this action reads instead of ``str(action)``: a
+    ``str.format`` template over the JSON field names and ``{actor}`` (the seat that chose
+    it). None: the action is public, everyone reads ``str(action)``. A game sets it on
+    the classes its rules make private (another seat's dealt card, a hidden commitment);
+    :meth:`text_for` applies it."""
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {"kind": self.KIND}
@@ -144,13 +150,49 @@ class Action:
             raise IllegalActionError(f"{cls.KIND!r} action has unknown field(s) {extra}")
         return cls(**kwargs)
 
-    def __str__(self) -> str:
-        values = {}
+    def owner(self, actor: int) -> int | None:
+        """The one seat that reads this action in full when it has a :attr:`PUBLIC_TEXT`
+        (None: nobody). ``actor`` chose it (:data:`CHANCE` for a chance outcome). By
+        default the seat that chose it, and nobody for a chance outcome; a chance outcome
+        dealt to one seat (a card into a hand) returns that seat."""
+        return actor if actor >= 0 else None
+
+    def text_for(self, actor: int, seat: int | None) -> str:
+        """``str(action)`` as ``seat`` (None: the spectator) may read it: the full text if
+        the action is public or ``seat`` is its :meth:`owner`, else the public part
+        (:attr:`PUBLIC_TEXT`). Records keep the full action; every seat view (the replay
+        viewer, ``arena replay --seat``, ``arena play --show``) prints this, so the text of
+        a step never tells a seat more than its observations do.
+
+        >>> @dataclass(frozen=True, slots=True)
+        ... class Deal(Action):
+        ...     KIND: ClassVar[str] = "deal"
+        ...     TEXT: ClassVar[str] = "deal {card} to seat {seat}"
+        ...     PUBLIC_TEXT: ClassVar[str] = "deal a card to seat {seat}"
+        ...     seat: int
+        ...     card: str
+        ...
+        ...     def owner(self, actor: int) -> int | None:
+        ...         return self.seat
+        >>> [Deal(1, "S62").text_for(CHANCE, s) for s in (1, 0, None)]
+        ['deal S62 to seat 1', 'deal a card to seat 1', 'deal a card to seat 1']
+        """
+        if self.PUBLIC_TEXT is None or (seat is not None and seat == self.owner(actor)):
+            return str(self)
+        return self.PUBLIC_TEXT.format_map({**self._text_values(), "actor": actor})
+
+    def _text_values(self) -> dict[str, Any]:
+        """The JSON field names and values as the text templates read them."""
+        values: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if isinstance(value, tuple):
                 value = ",".join(str(v) for v in value)
             values[f.name.rstrip("_")] = value
+        return values
+
+    def __str__(self) -> str:
+        values = self._text_values()
         if self.TEXT is not None:  # booleans as JSON spells them
             return self.TEXT.format_map(
                 {k: json.dumps(v) if isinstance(v, bool) else v for k, v in values.items()}

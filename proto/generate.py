@@ -2,7 +2,9 @@
 
 Compiles every ``proto/menagerie/v1/*.proto`` with grpc_tools.protoc into
 ``proto/gen/menagerie/v1/`` (messages ``*_pb2.py``, services ``*_pb2_grpc.py`` and
-mypy-protobuf stubs ``*.pyi``), plus the package ``__init__.py`` files and ``py.typed``.
+mypy-protobuf stubs ``*.pyi``), plus the package ``__init__.py`` files and ``py.typed``,
+and copies the ``.proto`` files beside them: they ship in the wheel as package data, so
+``arena proto --out DIR`` gives bot authors in other languages the schema.
 ``pyproject.toml`` maps the package ``menagerie`` to ``proto/gen/menagerie``, so after
 ``pip install -e .`` the code imports as ``menagerie.v1.game_service_pb2``.
 
@@ -72,6 +74,8 @@ def generate(out: Path) -> None:
     for folder in (out / "menagerie", out / PACKAGE):
         (folder / "__init__.py").write_text(INIT)
     (out / "menagerie" / "py.typed").write_text("")
+    for source in sources:
+        shutil.copyfile(PROTO_ROOT / source, out / source)
 
 
 def _protoc(args: list[str]) -> None:

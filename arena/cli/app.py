@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from arena.cli import bench, bot, ladder, play, replay, server, tournament
+from arena.cli import bench, bot, ladder, match, play, replay, server, tournament, watch
 
 app = typer.Typer(
     help="Menagerie: play, serve, run tournaments, rate and replay board-game bots.",
@@ -20,7 +20,7 @@ app = typer.Typer(
     add_completion=False,
 )
 bench_app = typer.Typer(
-    help="Benchmarks (engine, grpc, arena, strength, ladder, lobby); --json for machines."
+    help="Benchmarks (engine, grpc, arena, strength, ladder, ratings, lobby); --json for machines."
 )
 bot_app = typer.Typer(help="Tools for bot authors (`arena bot check COMMAND`).")
 ladder_app = typer.Typer(
@@ -42,6 +42,7 @@ bench_app.command("grpc")(bench.bench_grpc_cmd)
 bench_app.command("strength")(bench.bench_strength_cmd)
 bench_app.command("ladder")(bench.bench_ladder_cmd)
 bench_app.command("lobby")(bench.bench_lobby_cmd)
+bench_app.command("ratings")(bench.bench_ratings_cmd)
 app.command("replay")(replay.replay_cmd)
 app.command("stats")(replay.stats_cmd)
 app.command("export")(replay.export_cmd)
@@ -59,6 +60,16 @@ ladder_app.command("history")(ladder.history_cmd)
 ladder_app.command("run")(ladder.run_cmd)
 ladder_app.command("token")(ladder.token_cmd)
 ladder_app.command("revoke")(ladder.revoke_cmd)
+match_app = typer.Typer(
+    help="Create, inspect and join a game server's matches.", no_args_is_help=True
+)
+app.add_typer(match_app, name="match")
+match_app.command("create")(match.create_cmd)
+match_app.command("get")(match.get_cmd)
+match_app.command("list")(match.list_cmd)
+match_app.command("join")(match.join_cmd)
+app.command("watch")(watch.watch_cmd)
+app.command("proto")(match.proto_cmd)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""``arena bench engine|grpc|arena|strength|ladder``: the benchmarks (``--json`` for machines).
+"""``arena bench engine|grpc|arena|strength|ladder|ratings``: the benchmarks (``--json``
+for machines).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 """
@@ -133,3 +134,21 @@ def bench_lobby_cmd(
         print(json.dumps(report, indent=1))
     else:
         print_report(report)
+
+
+@user_errors
+def bench_ratings_cmd(
+    reps: Annotated[int, typer.Option("--reps", help="Replications per row.")] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the synthetic games.")] = 0,
+    sprt: Annotated[
+        str, typer.Option("--sprt", help="The SPRT whose error rates are measured.")
+    ] = "elo0=0,elo1=10,alpha=0.05,beta=0.05",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Coverage of the leaderboard's 95% rating intervals on games drawn from a known
+    model, and the SPRT's error rates and games to a decision."""
+    from arena.bench.ratings import run_ratings_bench
+
+    if reps < 1:
+        raise UserError("--reps must be >= 1")
+    run_ratings_bench(reps, seed, sprt, as_json)

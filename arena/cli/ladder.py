@@ -479,17 +479,17 @@ def standings_cmd(
     batch: Annotated[
         bool,
         typer.Option(
-            "--batch", help="Add the batch Bradley-Terry fit (bootstrap 95% CI) side by side."
+            "--batch",
+            help="Add the batch Plackett-Luce fit (the tournaments' rating, 95% CI) side by side.",
         ),
     ] = False,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
     db: Db = None,
 ) -> None:
     """Active versions by ordinal (mu - 3 sigma), provisional marked, broken with why."""
     from arena.ladder.standings import load_standings, rich_table, to_html, to_json
 
     with open_store(db) as store:
-        st = load_standings(store, ladder, batch=batch, seed=seed)
+        st = load_standings(store, ladder, batch=batch)
     if html is not None:
         html.parent.mkdir(parents=True, exist_ok=True)
         html.write_text(to_html(st), encoding="utf-8")

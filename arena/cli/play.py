@@ -12,7 +12,7 @@ from arena.cli.common import parse_options, user_errors
 from arena.cli.replay import list_games
 from arena.errors import UserError
 from arena.match.cmdbots import open_bots
-from arena.match.records import read_records, verify_record, write_record
+from arena.match.records import RecordError, scan_records, verify_record, write_record
 from arena.match.runner import FailurePolicy, MatchConfig, MatchSpec
 from arena.match.specs import split_bots
 from engine import CHANCE, GAMES, Action, State, get_game
@@ -104,8 +104,14 @@ def verify_cmd(
     bad = 0
     total = 0
     for path in records:
-        for i, rec in enumerate(read_records(path)):
+        for i, (where, rec, problem) in enumerate(scan_records(path)):
             total += 1
+            if rec is None and not where.startswith(f"{path}:"):
+                raise RecordError(problem or where)  # the file as a whole is not records
+            if rec is None:  # a bad line (bad bytes, bad JSON, not a record): no traceback
+                bad += 1
+                print(f"FAIL  {where}: {problem}")
+                continue
             verified = verify_record(rec)
             label = f"{path}#{i} ({rec.get('game')}, game {rec.get('game_id') or '-'})"
             if verified.ok:
@@ -167,7 +173,7 @@ def play_one(
 
     def on_step(state: State, player: int, action: Action) -> None:
         who = "chance" if player == CHANCE else f"seat {player} ({specs[player]})"
-        print(f"--- step {len(state.history)}: {who}: {action}")
+        print(f"--- step {len(state.history)}: {who}: {action.text_for(player, seat)}")
         print(state.render(seat))
 
     spec = MatchSpec(

@@ -46,10 +46,18 @@ def replay_cmd(
         typer.Argument(help="Game id (or a unique prefix); needed for a run or a multi-game file."),
     ] = None,
     seat: Annotated[
-        str | None, typer.Option("--seat", help="View of seat S (default: the spectator).")
+        str | None,
+        typer.Option(
+            "--seat",
+            help="View of seat S (default: the spectator): its observations, and other seats' "
+            "hidden actions by their public part. With --html: a viewer of that view only.",
+        ),
     ] = None,
     html: Annotated[
-        Path | None, typer.Option("--html", help="Write a self-contained HTML viewer here.")
+        Path | None,
+        typer.Option(
+            "--html", help="Write a self-contained HTML viewer here (every view; --seat: one)."
+        ),
     ] = None,
     steps: Annotated[
         bool, typer.Option("--steps", help="Print every step as one line, then the final score.")
@@ -81,7 +89,8 @@ def replay_cmd(
         from arena.replay.viewer import render_html
 
         html.parent.mkdir(parents=True, exist_ok=True)
-        html.write_text(render_html(rp), encoding="utf-8")
+        views = None if seat is None else [seat_no]  # --seat: that view only
+        html.write_text(render_html(rp, views), encoding="utf-8")
         size = html.stat().st_size
         print(
             f"viewer of {rp.game} game {record.get('game_id')} ({rp.last} steps, record verified) "
@@ -93,7 +102,7 @@ def replay_cmd(
     if at is not None:
         print_frame(console, rp, _parse_at(at, rp.last), seat_no)
     elif steps or not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print_steps(console, rp)
+        print_steps(console, rp, seat_no)
     else:
         interactive(console, rp, seat_no)
 

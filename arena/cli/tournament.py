@@ -75,6 +75,24 @@ def tournament_cmd(
         bool,
         typer.Option("--resume", help="Continue the tournament in --out (or of this config)."),
     ] = False,
+    sprt: Annotated[
+        str | None,
+        typer.Option(
+            "--sprt",
+            help="Two bots: stop early by an SPRT on pentanomial pair results, e.g. "
+            "elo0=0,elo1=10,alpha=0.05,beta=0.05 (the first bot's Elo advantage; --rounds is "
+            "the budget).",
+            metavar="ELO0,ELO1,ALPHA,BETA",
+        ),
+    ] = None,
+    until_separated: Annotated[
+        bool,
+        typer.Option(
+            "--until-separated",
+            help="Stop once adjacent bots' 95% rating intervals are separated (--rounds is "
+            "the budget).",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
 ) -> None:
@@ -105,6 +123,8 @@ def tournament_cmd(
         "name": name,
         "out": str(out) if out is not None else None,
         "leaderboard_every": leaderboard_every,
+        "sprt": sprt,
+        "until_separated": until_separated or None,
     }
     if resume and config is None and out is not None:
         cfg = resume_config(out, overrides)
@@ -120,7 +140,7 @@ def tournament_cmd(
         result = run_tournament(cfg, quiet=quiet, progress=False if no_progress else None)
     except KeyboardInterrupt:
         raise SystemExit(130) from None
-    if not result.complete:
+    if not result.finished:
         raise SystemExit(1)
 
 
@@ -133,31 +153,45 @@ def ratings_cmd(
     tracking_uri: Annotated[
         str | None, typer.Option("--tracking-uri", help="MLflow tracking URI.")
     ] = None,
-    bootstrap: Annotated[
-        int, typer.Option("--bootstrap", help="Bootstrap resamples for the intervals.")
-    ] = 200,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    with_crosstable: Annotated[
+        bool,
+        typer.Option("--crosstable", help="Also show the pairwise results of every two bots."),
+    ] = False,
 ) -> None:
-    """The leaderboard of a tournament: rating ± 95% CI, Elo, games, score, failures.
+    """The leaderboard of a tournament: rating and its 95% interval, Elo (sequential),
+    games, score, win rate, failures; with --crosstable, the pairwise results.
 
     Every record is verified first; one that does not replay is left out (named on
-    stderr), as in `arena games/stats/export`.
+    stderr), as in `arena games/stats/export`. A tournament dir's journal refuses the
+    lines of another tournament.
     """
     from arena.replay.sources import load_verified
-    from arena.tournament.leaderboard import make_console, rich_table
-    from arena.tournament.ratings import GameSummary, leaderboard
+    from arena.tournament.leaderboard import (
+        crosstable_rows,
+        crosstable_table,
+        make_console,
+        rich_table,
+    )
+    from arena.tournament.ratings import GameSummary, crosstable, leaderboard
 
     loaded = load_verified(source, tracking_uri, warn)
     label = loaded.label
     summaries = [GameSummary.of(r) for r in loaded.records]
     if not summaries:
         raise UserError(f"{label} holds no game records")
-    rows = leaderboard(summaries, None, bootstrap, seed)
+    rows = leaderboard(summaries, None)
+    order, cells = crosstable(summaries, [r.name for r in rows])
     if as_json:
-        print(json.dumps([r.to_json() for r in rows], indent=1))
+        data: Any = [r.to_json() for r in rows]
+        if with_crosstable:
+            data = {"leaderboard": data, "crosstable": crosstable_rows(order, cells)}
+        print(json.dumps(data, indent=1))
         return
-    make_console().print(rich_table(rows, f"{label}: {len(summaries)} games"))
+    console = make_console()
+    console.print(rich_table(rows, f"{label}: {len(summaries)} games"))
+    if with_crosstable:
+        console.print(crosstable_table(order, cells, f"{label}: pairwise results"))
 
 
 @user_errors
@@ -167,9 +201,13 @@ def sync_cmd(
         str | None, typer.Option("--tracking-uri", help="Upload to this store instead.")
     ] = None,
 ) -> None:
-    """Upload to MLflow whatever a tournament's journal has that its run lacks."""
+    """Upload to MLflow whatever a tournament's journal has that its run lacks, to the
+    store the run was recorded in (its tracking.json) unless --tracking-uri says otherwise."""
     from arena.tournament.run import sync_out_dir
 
-    run_id, complete = sync_out_dir(out_dir, tracking_uri)
+    run_id, complete, uploaded, uri = sync_out_dir(out_dir, tracking_uri, warn)
     state = "complete" if complete else "incomplete (resume it to play the rest)"
-    print(f"synced {out_dir} to MLflow run {run_id}; the tournament is {state}")
+    print(
+        f"synced {out_dir} to MLflow run {run_id} in {uri}: {uploaded} record(s) uploaded; "
+        f"the tournament is {state}"
+    )

@@ -58,7 +58,7 @@ from typing import Any
 
 from arena.ladder.errors import LadderError, LeaseHeld, LeaseLost, StatusError
 from arena.ladder.hosting import LadderFiles, game_id, hosted_spec, record_location
-from arena.ladder.matchmaking import MatchmakingSettings, pick_group
+from arena.ladder.matchmaking import Candidate, MatchmakingSettings, pick_group
 from arena.ladder.rating import FORFEIT_KINDS, Outcome, outcome_of
 from arena.ladder.remote import RemoteMatches
 from arena.ladder.store import RECENT_SETS, LadderStore
@@ -93,6 +93,10 @@ REFRESH_S = 60.0
 """How often the standings files, viewers and MLflow artifacts are refreshed."""
 IDLE_S = 5.0
 """How long a runner without enough active bots waits before it looks again."""
+SNAPSHOT_S = 1.0
+"""How long a runner on Ray picks groups from one snapshot of the active versions (their
+ratings then lag the committed ones by at most this; a version that leaves matchmaking
+meanwhile is caught by the store, and the runner takes a new snapshot)."""
 PROGRESS_EVERY = 100
 METRIC_EVERY = 10
 """A metric point (μ and ordinal of the versions that played since the last) every this
@@ -264,6 +268,12 @@ class LadderRunner:
         """Version label -> the record line of its latest counted game in this run."""
         self._starved = False
         self._maybe_queued = True
+        self._snapshot: (
+            tuple[tuple[float, int], LadderInfo, dict[int, Candidate], list[tuple[int, ...]]] | None
+        )
+        self._snapshot = None
+        """((taken at, results counted then), ladder, field, recent groups) of :meth:`_field`;
+        None: take a new one."""
         self._waiting: list[VersionInfo] = []
         self._next_validation = 0.0
         self._next_refresh = 0.0
@@ -369,7 +379,7 @@ class LadderRunner:
             if gid in wanted:
                 found[gid] = record
 
-        self._journal = Journal(self.files.records, keep)
+        self._journal = Journal(self.files.records, keep, wanted=wanted.__contains__)
         salvage = [
             (wanted[gid].id, outcome_of(record), record_location(self.files.records, gid))
             for gid, record in found.items()
@@ -493,31 +503,54 @@ class LadderRunner:
         then newly picked sets."""
         assert self.lease is not None
         claimed = self.store.claim(self.lease, want) if self._maybe_queued else []
-        if len(claimed) < want:
-            self._queue_sets(math.ceil((want - len(claimed)) / self.ladder.players))
-            claimed += self.store.claim(self.lease, want - len(claimed))
         self._maybe_queued = len(claimed) == want  # a set's other rotations may wait
+        if len(claimed) < want:
+            new = self._start_sets(want - len(claimed))
+            self._maybe_queued |= any(m.status == "queued" for m in new)
+            claimed += [m for m in new if m.status == "running"]
         self._buffer.extend(claimed)
 
-    def _queue_sets(self, sets: int) -> None:
-        """Pick ``sets`` groups from one snapshot (each pick counted into the next, as the
-        store would count its queued games) and queue them as duplicate sets in one
-        transaction. A version that left matchmaking since the snapshot: a new snapshot."""
-        for _ in range(3):
+    def _field(self) -> tuple[LadderInfo, dict[int, Candidate], list[tuple[int, ...]]]:
+        """Matchmaking's view: the store's snapshot, reused for :data:`SNAPSHOT_S` with
+        this runner's own picks counted in (the ratings in it lag by at most that)."""
+        if self._snapshot is None or self._snapshot_stale(self._snapshot[0]):
             snap = self.store.snapshot(self.name)
-            lad = snap.ladder
+            field = {c.version_id: c for c in snap.candidates}
+            taken = (time.monotonic(), self.summary.counted)
+            self._snapshot = (taken, snap.ladder, field, list(snap.recent))
+        _, ladder, field, recent = self._snapshot
+        return ladder, field, recent
+
+    def _snapshot_stale(self, taken: tuple[float, int]) -> bool:
+        """In this process (``workers=0``) a snapshot serves until the next commit, so a
+        run is deterministic; on Ray, for :data:`SNAPSHOT_S`."""
+        at, counted = taken
+        if self.config.workers == 0:
+            return self.summary.counted != counted
+        return time.monotonic() - at > SNAPSHOT_S
+
+    def _start_sets(self, games: int) -> list[MatchInfo]:
+        """Pick enough groups for ``games`` games (each pick counted into the next, as
+        the store would count its queued games) and queue them as duplicate sets in one
+        transaction, the first ``games`` started under the lease (the rest of the last
+        set stays queued). A version that left matchmaking since the snapshot: a new
+        snapshot."""
+        assert self.lease is not None
+        for _ in range(3):
+            lad, field, recent = self._field()
             k = lad.players
+            sets = math.ceil(games / k)
             settings = MatchmakingSettings(
                 placement_games=lad.placement_games, beta=lad.rating.beta, sigma0=lad.rating.sigma
             )
-            field = {c.version_id: c for c in snap.candidates if self._schedulable(c.version_id)}
-            recent = list(snap.recent)
             picked: list[tuple[tuple[int, ...], int]] = []
+            eligible = {v: c for v, c in field.items() if self._schedulable(v)}
+            """The field without the remote bots that are offline or have no slot free."""
             queued: collections.Counter[int] = collections.Counter()
             """Games picked for each version in this call (remote bots' slots)."""
             for n in range(self._picks, self._picks + sets):
                 group = pick_group(
-                    list(field.values()),
+                    list(eligible.values()),
                     k,
                     seed=derive(self.name, "pick", n),
                     recent=recent[-RECENT_SETS:],
@@ -527,19 +560,25 @@ class LadderRunner:
                     break
                 picked.append((group, derive(self.name, "game", n)))
                 for v in group:
-                    field[v] = dataclasses.replace(field[v], games=field[v].games + k)
+                    field[v] = eligible[v] = dataclasses.replace(field[v], games=field[v].games + k)
                     queued[v] += k
                     if not self._schedulable(v, queued[v]):
-                        del field[v]  # a remote bot whose slots these picks fill
+                        del eligible[v]  # a remote bot whose slots these picks fill
                 recent.append(group)
+            del recent[: max(0, len(recent) - RECENT_SETS)]
             if not picked:
-                return
+                return []
             try:
-                self.store.queue_sets(self.name, picked)
+                started = self.store.queue_sets(self.name, picked, lease=self.lease, start=games)
             except StatusError:
+                self._snapshot = None
                 continue
+            except BaseException:
+                self._snapshot = None  # its picks were counted in, but not queued
+                raise
             self._picks += len(picked)
-            return
+            return [m for matches in started for m in matches]
+        return []
 
     def _version(self, version_id: int) -> VersionInfo:
         if version_id not in self._versions:
@@ -677,6 +716,7 @@ class LadderRunner:
         if self._done % self.config.metric_every == 0:
             self._point()
         for v in done.broken:
+            self._snapshot = None
             version = self.store.version_by_id(v)
             self._versions[v] = version
             self.summary.broken.append(version.label)
@@ -713,6 +753,7 @@ class LadderRunner:
             self.summary.validated.append((after.label, outcome.ok, outcome.reason))
             why = f" ({outcome.reason})" if outcome.reason else ""
             self.log(f"{after.label}: {after.status}{why}")
+            self._snapshot = None
         self._next_validation = time.monotonic() + self.config.validate_every_s
 
     def _refresh(self) -> None:

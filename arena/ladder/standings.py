@@ -5,9 +5,10 @@ version, best first by the conservative ordinal ``μ − 3σ``, plus the broken 
 with the reason their author sees). A version is marked provisional (``?``) while its σ is
 above the ladder's threshold.
 
-``batch=True`` adds, side by side, the batch Bradley–Terry fit over every counted result
-of the ladder with bootstrap 95 % intervals (``arena.tournament.ratings.bradley_terry``,
-the tournaments' fit; a k-player game counts as its pairs, forfeits ranked last): the
+``batch=True`` adds, side by side, the batch Plackett–Luce fit over every counted result
+of the ladder with Laplace 95 % intervals (``arena.tournament.ratings.plackett_luce``,
+the tournaments' headline rating; a k-player game counts as one ranking, forfeits ranked
+last): the
 online OpenSkill ratings follow the games as they come, the batch fit weighs them all
 alike, so the two agreeing is a check on both.
 """
@@ -25,9 +26,8 @@ from rich.table import Table
 from arena.ladder.rating import outcome_of
 from arena.ladder.store import LadderStore
 from arena.ladder.views import LadderInfo, StandingRow
-from arena.tournament.ratings import BTFit, GameSummary, bradley_terry
+from arena.tournament.ratings import PRIOR_DRAWS, GameSummary, RatingFit, plackett_luce
 
-BOOTSTRAP = 200
 SHOWN = ("active", "broken")
 
 
@@ -41,8 +41,8 @@ class Standings:
     """Version id -> why it is broken."""
     counts: dict[str, int]
     """Matches per status (``arena.ladder.store.LadderStore.match_counts``)."""
-    batch: BTFit | None = None
-    """The batch Bradley–Terry fit by version label (``--batch``)."""
+    batch: RatingFit | None = None
+    """The batch Plackett–Luce fit by version label (``--batch``)."""
     batch_games: int = 0
 
     @property
@@ -71,15 +71,14 @@ def results_as_games(store: LadderStore, ladder: str) -> tuple[list[GameSummary]
                 ranks=outcome.effective_ranks,
                 scores=list(outcome.scores) or [0.0] * outcome.seats,
                 failures=[(s, "forfeit") for s in outcome.forfeited],
+                forfeited=list(outcome.forfeited),
             )
         )
     played = {name for game in games for name in game.names}
     return games, [label for label in labels.values() if label in played]
 
 
-def load_standings(
-    store: LadderStore, ladder: str, *, batch: bool = False, seed: int = 0
-) -> Standings:
+def load_standings(store: LadderStore, ladder: str, *, batch: bool = False) -> Standings:
     info = store.ladder(ladder)
     rows = store.standings(ladder, statuses=SHOWN)
     rows = [r for r in rows if r.status == "active"] + [r for r in rows if r.status != "active"]
@@ -89,12 +88,12 @@ def load_standings(
         if v.status == "broken"
     }
     counts = store.match_counts(ladder)
-    fit: BTFit | None = None
+    fit: RatingFit | None = None
     n = 0
     if batch:
         games, labels = results_as_games(store, ladder)
         n = len(games)
-        fit = bradley_terry(games, labels, BOOTSTRAP, seed)
+        fit = plackett_luce(games, labels)
     return Standings(info, rows, reasons, counts, fit, n)
 
 
@@ -158,8 +157,9 @@ def footnote(st: Standings) -> str:
     )
     if st.batch is not None:
         text += (
-            f"; BT rating: batch Bradley-Terry over {st.batch_games} counted games, Elo "
-            "scale (mean 1500), bootstrap 95% interval"
+            f"; BT rating: batch Plackett-Luce (Bradley-Terry for 2 seats) over "
+            f"{st.batch_games} counted games, {PRIOR_DRAWS:g} virtual draws of prior, Elo "
+            "scale (mean 1500), Laplace 95% interval"
         )
     return text
 

@@ -181,8 +181,12 @@ class LadderStore:
             try:
                 return fn()
             except DBAPIError as exc:
-                if not _transient(exc):
+                if isinstance(exc, IntegrityError):
                     raise
+                if not _transient(exc):  # e.g. a file that is not a database
+                    raise LadderDatabaseError(
+                        f"the ladder database {self.safe_url} cannot be used: {_first_line(exc)}"
+                    ) from None
                 if attempt == self.retries:
                     raise LadderDatabaseError(
                         f"the ladder database {self.safe_url} is locked or unreachable "
@@ -592,8 +596,15 @@ class LadderStore:
         rotations: bool = True,
         set_keys: Sequence[str | None] | None = None,
         first: int = 0,
+        lease: LeaseInfo | None = None,
+        start: int = 0,
     ) -> list[list[MatchInfo]]:
-        """Queue several duplicate sets ``(group, seed)`` in one transaction (all or none)."""
+        """Queue several duplicate sets ``(group, seed)`` in one transaction (all or none).
+
+        ``lease`` and ``start``: the runner that queues them starts the first ``start``
+        games at once (inserted ``running`` under its live lease, as :meth:`claim` would
+        start them; the rest stay queued): one transaction per batch of new games instead
+        of two."""
         keys = list(set_keys) if set_keys is not None else [None] * len(sets)
         plans = [
             (
@@ -606,8 +617,24 @@ class LadderStore:
 
         def tx(session: Session) -> list[list[MatchInfo]]:
             lad = self._ladder(session, ladder)
-            self._check_groups(session, lad, [list(group) for group, _ in sets])
             now = self._now()
+            if lease is not None:
+                if lease.ladder_id != lad.id:
+                    raise LadderError(f"the lease is on ladder {lease.ladder!r}, not {ladder!r}")
+                self._live_lease(session, lease, now)
+            self._check_groups(session, lad, [list(group) for group, _ in sets])
+            waiting = {"status": "queued", "attempts": 0, "started_at": None, "lease_token": None}
+            started = (
+                waiting
+                if lease is None
+                else {
+                    "status": "running",
+                    "attempts": 1,
+                    "started_at": now,
+                    "lease_token": lease.token,
+                }
+            )
+            n = iter(range(10**12))
             queued = [
                 [
                     {
@@ -616,10 +643,9 @@ class LadderStore:
                         "seats": [int(v) for v in seats],
                         "set_key": key,
                         "rotation": first + r,
-                        "status": "queued",
-                        "attempts": 0,
                         "created_at": now,
                     }
+                    | (started if next(n) < start else waiting)
                     for r, seats in enumerate(seats_list)
                 ]
                 for seats_list, seed, key in plans
@@ -1256,7 +1282,7 @@ class LadderStore:
 
 
 def _new_match(match_id: int, row: Mapping[str, Any]) -> MatchInfo:
-    """The view of a match just queued from the values it was inserted with."""
+    """The view of a match just queued (or started) from the values it was inserted with."""
     return MatchInfo(
         id=match_id,
         ladder_id=row["ladder_id"],
@@ -1264,13 +1290,13 @@ def _new_match(match_id: int, row: Mapping[str, Any]) -> MatchInfo:
         seats=tuple(row["seats"]),
         set_key=row["set_key"],
         rotation=row["rotation"],
-        status="queued",
+        status=row["status"],
         result=None,
         record_location=None,
-        attempts=0,
-        lease_token=None,
+        attempts=row["attempts"],
+        lease_token=row.get("lease_token"),
         created_at=row["created_at"],
-        started_at=None,
+        started_at=row.get("started_at"),
         finished_at=None,
     )
 

@@ -83,34 +83,67 @@ def check_shape(record: Any, where: str = "record") -> dict[str, Any]:
 
 
 def read_records(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Records from a ``.json`` file (one record or a list) or a ``.jsonl`` file."""
+    """Records from a ``.json`` file (one record or a list) or a ``.jsonl`` file;
+    RecordError at the first entry that is not a record (see :func:`scan_records`)."""
+    for _, record, problem in scan_records(path):
+        if problem is not None:
+            raise RecordError(problem)
+        assert record is not None
+        yield record
+
+
+def scan_records(
+    path: str | Path,
+) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
+    """``(where, record, None)`` for every record of a file, ``(where, None, problem)``
+    for every line (or file) that is not one: bad bytes, bad JSON, a missing field. A
+    ``.jsonl`` file goes on after a bad line (``arena verify`` reports each; ``where`` is
+    then ``path:line``); a ``.json`` file or one that cannot be read is one problem
+    (``where`` is the path or ``path[i]``)."""
     p = Path(path)
     try:
-        text = p.read_text()
+        data = p.read_bytes()
     except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
-    stripped = text.lstrip()
-    if stripped.startswith("[") or (stripped.startswith("{") and "\n{" not in text.strip()):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RecordError(
-                f"{path}: not valid JSON (truncated or corrupt?): {exc.msg} at line "
-                f"{exc.lineno} column {exc.colno}"
-            ) from None
-        for i, rec in enumerate(data if isinstance(data, list) else [data]):
-            yield check_shape(rec, f"{path}[{i}]")
+        yield str(path), None, f"{path}: cannot read: {exc.strerror}"
         return
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+    stripped = data.lstrip()
+    if stripped.startswith(b"[") or (stripped.startswith(b"{") and b"\n{" not in data.strip()):
         try:
-            rec = json.loads(line)
+            doc = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            yield str(path), None, f"{path}: not UTF-8 text (a bad byte at offset {exc.start})"
+            return
         except json.JSONDecodeError as exc:
-            raise RecordError(
-                f"{path}:{lineno}: not valid JSON (truncated or corrupt?): {exc.msg}"
-            ) from None
-        yield check_shape(rec, f"{path}:{lineno}")
+            yield (
+                str(path),
+                None,
+                f"{path}: not valid JSON (truncated or corrupt?): {exc.msg} at line "
+                f"{exc.lineno} column {exc.colno}",
+            )
+            return
+        for i, rec in enumerate(doc if isinstance(doc, list) else [doc]):
+            yield from _checked(rec, f"{path}[{i}]")
+        return
+    for lineno, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            rec = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            yield where, None, f"{where}: not UTF-8 text (a bad byte at column {exc.start + 1})"
+            continue
+        except json.JSONDecodeError as exc:
+            yield where, None, f"{where}: not valid JSON (truncated or corrupt?): {exc.msg}"
+            continue
+        yield from _checked(rec, where)
+
+
+def _checked(rec: Any, where: str) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
+    try:
+        yield where, check_shape(rec, where), None
+    except RecordError as exc:
+        yield where, None, str(exc)
 
 
 def write_record(record: Mapping[str, Any], path: str | Path) -> None:

@@ -117,7 +117,7 @@ def match_steps(
             if player in forfeited:
                 action, ms = legal[fallback_rng.randrange(len(legal))], 0.0
             else:
-                turn = Turn(game, player, state, legal, bot_rngs[player], config.move_ms)
+                turn = Turn.of(state, player, bot_rngs[player], config.move_ms)
                 action, ms, problem = yield turn
                 if problem is not None:
                     kind, reason = problem
@@ -174,8 +174,11 @@ def record_head(
 
 
 def ask(bot: Bot, turn: Turn, config: MatchConfig) -> Answer:
-    """Ask ``bot`` for a move; returns (action, ms taken, (event kind, reason) or None)."""
-    legal = turn.legal
+    """Ask ``bot`` for a move; returns (action, ms taken, (event kind, reason) or None).
+
+    The answer is judged against the runner's own copy of the legal actions: a bot that
+    changes ``turn.legal`` changes only its own list."""
+    legal = list(turn.legal)
     t0 = time.perf_counter()
     try:
         choice = bot.choose(turn)

@@ -7,7 +7,9 @@ A spec is one of
 - ``py:<module>:<Class>[:key=value,...]``: any in-process Python bot class (an object
   with a ``name`` and ``choose(turn)``);
 - ``cmd:<command line>``: a program in any language that plays over gRPC; it is started
-  for each match by :func:`arena.match.cmdbots.open_bots`.
+  for each match by :func:`arena.match.cmdbots.open_bots`;
+- ``human``: a person at this terminal (:class:`bots.human.HumanBot`, reading stdin), for
+  ``arena play`` only: a tournament has no one to ask.
 
 :func:`parse_spec` checks a spec's syntax; :func:`make_bot` builds an in-process bot
 (under a roster name, if given, shown in records); :func:`check_spec` says whether a
@@ -30,7 +32,11 @@ from engine import Action
 CMD_PREFIX = "cmd:"
 PY_PREFIX = "py:"
 
-SpecKind = Literal["reference", "py", "cmd"]
+SpecKind = Literal["reference", "py", "cmd", "human"]
+
+HUMAN_BOTS: dict[str, str] = {"human": "bots.human:HumanBot"}
+"""Bots that ask a person (their name -> ``module:Class``); not reference bots, which
+benchmarks and the demo play unattended."""
 
 
 @dataclass(frozen=True)
@@ -97,9 +103,11 @@ def parse_spec(spec: str) -> BotSpec:
             raise BotSpecError(f"{text!r}: expected py:<module>:<Class>[:key=value,...]")
         return BotSpec(text, "py", f"{parts[0]}:{parts[1]}", parse_params(":".join(parts[2:])))
     name, _, rest = text.partition(":")
+    if name in HUMAN_BOTS:
+        return BotSpec(text, "human", name, parse_params(rest))
     if name not in REFERENCE_BOTS:
         known = ", ".join(sorted(REFERENCE_BOTS))
-        raise BotSpecError(f"unknown bot {name!r}; known bots: {known}, cmd:..., py:...")
+        raise BotSpecError(f"unknown bot {name!r}; known bots: {known}, human, cmd:..., py:...")
     return BotSpec(text, "reference", name, parse_params(rest))
 
 
@@ -129,7 +137,8 @@ def make_bot(spec: str | BotSpec, name: str | None = None) -> Bot:
     parsed = spec if isinstance(spec, BotSpec) else parse_spec(spec)
     if parsed.is_cmd:
         raise BotSpecError("cmd: bots run as programs over gRPC; the match runner starts them")
-    target = REFERENCE_BOTS[parsed.target] if parsed.kind == "reference" else parsed.target
+    named = {"reference": REFERENCE_BOTS, "human": HUMAN_BOTS}.get(parsed.kind)
+    target = named[parsed.target] if named is not None else parsed.target
     cls = load_class(target)
     try:
         bot: Bot = cls(**parsed.params)

@@ -3,7 +3,8 @@
 - :func:`game_rows` / :func:`games_table`: one line per game (id, players, scores,
   ranks, events), filtered by bot, by game and to the games a bot lost;
 - :func:`bot_stats`: per bot, the mean score by breakdown category, move-time
-  percentiles (from ``steps[].ms``), failures by kind, games, wins;
+  percentiles (from ``steps[].ms``), failures by kind, games, wins (the sum of win
+  shares: a shared first place is a share, see docs/design.md, *Scoring*);
 - :func:`seat_rows` / :func:`export`: one row per game and seat, to CSV or Parquet.
 
 A bot *lost* a game when it is not ranked first after forfeits (``standing.ranks``;
@@ -23,6 +24,7 @@ from rich.text import Text
 
 from arena.errors import UserError
 from arena.stats import percentile
+from arena.tournament.ratings import win_share
 
 PERCENTILES = (50, 90, 99)
 
@@ -138,7 +140,9 @@ class BotStats:
 
     bot: str
     games: int = 0
-    wins: int = 0
+    wins: float = 0.0
+    """The sum of win shares (``arena.tournament.ratings.win_share``: a shared first
+    place is a share; an all-forfeit game is no win)."""
     scores: list[float] = field(default_factory=list)
     categories: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     move_ms: list[float] = field(default_factory=list)
@@ -163,7 +167,7 @@ class BotStats:
         return {
             "bot": self.bot,
             "games": self.games,
-            "wins": self.wins,
+            "wins": round(self.wins, 4),
             "mean_score": round(self.mean_score, 4),
             "mean_by_category": {
                 c: round(v, 4) for c in self.categories if (v := self.mean(c)) is not None
@@ -187,7 +191,7 @@ def bot_stats(records: Iterable[dict[str, Any]]) -> list[BotStats]:
         for seat, name in enumerate(names):
             st = stats.setdefault(name, BotStats(name))
             st.games += 1
-            st.wins += ranks[seat] == 1
+            st.wins += win_share(ranks, (rec.get("standing") or {}).get("forfeited") or [], seat)
             st.scores.append(float(result["scores"][seat]))
             for cat, value in (result["breakdown"][seat] or {}).items():
                 if cat != "total" and isinstance(value, int | float):
@@ -230,7 +234,7 @@ def stats_tables(stats: Sequence[BotStats], title: str) -> list[Table]:
         main.add_row(
             st.bot,
             str(st.games),
-            str(st.wins),
+            f"{st.wins:g}",
             f"{st.mean_score:.2f}",
             str(len(st.move_ms)),
             _opt(pct["p50"], 3),

@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.errors import UserError
 from arena.match.records import RecordError, replay_states, seat_of, verify_record
-from engine import CHANCE, TERMINAL, State
+from engine import CHANCE, TERMINAL, Action, State
 from engine.core import JSON
 
 
@@ -24,11 +24,12 @@ class UnverifiedRecord(RecordError):
 
 @dataclass(frozen=True)
 class Step:
-    """Step ``k`` of a game: who acted, what (readable and JSON), how long, what went wrong."""
+    """Step ``k`` of a game: who acted, what (the action and its JSON), how long, what went
+    wrong. Every view prints :meth:`text_for` its seat; :attr:`text` is the full text."""
 
     k: int
     seat: int
-    text: str
+    move: Action
     action: dict[str, JSON]
     ms: float | None
     events: tuple[dict[str, JSON], ...]
@@ -36,6 +37,17 @@ class Step:
     @property
     def is_chance(self) -> bool:
         return self.seat == CHANCE
+
+    @property
+    def text(self) -> str:
+        """The full text of the action, as the record holds it (no seat's view)."""
+        return str(self.move)
+
+    def text_for(self, view: int | None) -> str:
+        """The action as seat ``view`` (None: the spectator) may read it: another seat's
+        hidden action or a chance outcome it does not see is shown by its public part
+        (:meth:`engine.Action.text_for`)."""
+        return self.move.text_for(self.seat, view)
 
 
 def record_label(record: dict[str, Any]) -> str:
@@ -154,7 +166,7 @@ def load_replay(record: dict[str, Any]) -> Replay:
             Step(
                 k=k,
                 seat=seat_of(raw),
-                text=str(state.history[-1]),
+                move=state.history[-1],
                 action=raw["action"],
                 ms=float(ms) if isinstance(ms, int | float) else None,
                 events=tuple(events.get(k, ())),

@@ -58,7 +58,13 @@ def load_source(source: str, tracking_uri: str | None = None) -> Source:
         # a live tournament's journal may end in a torn line: read it as the arena does
         from arena.tournament.journal import read_journal
 
-        return Source([check_shape(r, str(journal)) for r in read_journal(journal)], source)
+        owner: str | None = None
+        try:  # a tournament's journal refuses the lines of another tournament
+            owner = json.loads((path / "tournament.json").read_text()).get("tournament_id")
+        except (OSError, ValueError, AttributeError):
+            owner = None
+        records = read_journal(journal, owner)
+        return Source([check_shape(r, str(journal)) for r in records], source)
     if path.is_file():
         return Source(_dedupe(read_records(path)), str(source))
     if "/" in source or source.endswith((".json", ".jsonl")):
@@ -121,9 +127,16 @@ def _run_lines(client: Any, run_id: str, tmp: str) -> Iterator[tuple[str, int, s
     if not parts:
         raise UserError(f"MLflow run {run_id} has no records/part-*.jsonl artifacts")
     for part in parts:
-        with open(part, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
+        with open(part, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if raw.strip():
+                    try:
+                        line = raw.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise RecordError(
+                            f"{part.name}:{lineno}: not UTF-8 text (a bad byte at column "
+                            f"{exc.start + 1})"
+                        ) from None
                     yield part.name, lineno, line
 
 

@@ -6,7 +6,7 @@ breakdown is shown at the last step. Output is plain text when it is not a termi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -37,18 +37,19 @@ def event_text(ev: dict[str, JSON]) -> Text:
     return text
 
 
-def step_line(rp: Replay, step: Step, compact: bool = False) -> Text:
-    """One line: ``k  who  action  ms`` (events follow on their own lines); ``compact``:
-    ``who: action  ms`` without the step number and the column padding."""
+def step_line(rp: Replay, step: Step, view: int | None, compact: bool = False) -> Text:
+    """One line: ``k  who  action  ms`` (events follow on their own lines), the action as
+    seat ``view`` (None: the spectator) may read it; ``compact``: ``who: action  ms``
+    without the step number and the column padding."""
     width = 0 if compact else 22
     line = Text("" if compact else f"{step.k:>5}  ")
     if step.is_chance:
         line.append(f"{'chance' + (': ' if compact else ''):<{width}}", style="dim")
-        line.append(step.text, style="dim")
+        line.append(step.text_for(view), style="dim")
     else:
         who = rp.who(step.seat) + ": " if compact else f"seat {step.seat} {rp.names[step.seat]}"
         line.append(f"{who:<{width}}", style="bold")
-        line.append(step.text)
+        line.append(step.text_for(view))
         if step.ms is not None:
             line.append(f"  {step.ms:.2f} ms", style="dim")
     if step.events:
@@ -66,7 +67,7 @@ def header(rp: Replay, k: int, seat: int | None) -> Text:
         text.append("\n  initial state")
     else:
         text.append(f"\n  step {k}: ")
-        text.append_text(step_line(rp, step, compact=True))
+        text.append_text(step_line(rp, step, seat, compact=True))
     mover = rp.to_move(k)
     if mover >= 0 or mover == -1:
         text.append(f"\n  to move: {rp.who(mover)}", style="dim")
@@ -76,20 +77,32 @@ def header(rp: Replay, k: int, seat: int | None) -> Text:
 def final_table(rp: Replay) -> Table:
     """The score breakdown: one row per category, one column per seat."""
     result = rp.result
+    return score_table(
+        rp.names, result["breakdown"], result["scores"], rp.final_ranks, rp.forfeited
+    )
+
+
+def score_table(
+    names: Sequence[str],
+    breakdown: Sequence[Mapping[str, object]],
+    scores: Sequence[object],
+    ranks: Sequence[int],
+    forfeited: Collection[int],
+) -> Table:
+    """The final score of any source (a record, a live match's GameOver): one row per
+    category (``total`` is the score row), one column per seat."""
     table = Table(title="final score", title_style="bold", show_lines=False)
     table.add_column("category")
-    for s in range(rp.num_players):
-        label = f"{s} {rp.names[s]}" + (" (forfeit)" if s in rp.forfeited else "")
+    for s, name in enumerate(names):
+        label = f"{s} {name}" + (" (forfeit)" if s in forfeited else "")
         table.add_column(label, justify="right")
     cats: list[str] = []
-    for bd in result["breakdown"]:
+    for bd in breakdown:
         cats.extend(c for c in bd if c != "total" and c not in cats)
     for cat in cats:
-        table.add_row(cat, *(_num(bd.get(cat, "")) for bd in result["breakdown"]))
-    table.add_row(
-        Text("score", style="bold"), *(Text(_num(v), style="bold") for v in result["scores"])
-    )
-    table.add_row("rank", *(str(r) for r in rp.final_ranks))
+        table.add_row(cat, *(_num(bd.get(cat, "")) for bd in breakdown))
+    table.add_row(Text("score", style="bold"), *(Text(_num(v), style="bold") for v in scores))
+    table.add_row("rank", *(str(r) for r in ranks))
     return table
 
 
@@ -117,25 +130,29 @@ def print_final(console: Console, rp: Replay) -> None:
         console.print(event_text(ev))
 
 
-def print_steps(console: Console, rp: Replay) -> None:
-    """Every step as one line (events highlighted), then the final score."""
+def print_steps(console: Console, rp: Replay, seat: int | None = None) -> None:
+    """Every step as one line as ``seat`` (None: the spectator) may read it (events
+    highlighted), then the final score."""
     rec = rp.record
     players = ", ".join(f"{i} {n}" for i, n in enumerate(rp.names))
     console.print(
-        Text(f"{rec['game']} game {rec.get('game_id') or '-'}: {players}; {rp.last} steps"),
+        Text(
+            f"{rec['game']} game {rec.get('game_id') or '-'}: {players}; {rp.last} steps; "
+            f"view: {rp.who(seat)}"
+        ),
         style="bold",
         soft_wrap=True,
     )
     for step in rp.steps:
-        console.print(step_line(rp, step), soft_wrap=True)
+        console.print(step_line(rp, step, seat), soft_wrap=True)
         for ev in step.events:
             console.print(event_text(ev), soft_wrap=True)
     print_final(console, rp)
 
 
-def print_log(console: Console, rp: Replay, k: int, around: int = 5) -> None:
+def print_log(console: Console, rp: Replay, k: int, seat: int | None, around: int = 5) -> None:
     for step in rp.steps[max(0, k - around - 1) : k + around]:
-        line = step_line(rp, step)
+        line = step_line(rp, step, seat)
         if step.k == k:
             line.stylize("reverse")
         console.print(line, soft_wrap=True)
@@ -197,7 +214,7 @@ def interactive(
                 console.print(str(exc), style="red")
                 continue
         elif cmd == "log":
-            print_log(console, rp, k)
+            print_log(console, rp, k, seat)
             continue
         elif cmd.isdigit():
             k = rp.clamp(int(cmd))

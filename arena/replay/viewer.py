@@ -1,7 +1,9 @@
 """The HTML replay viewer: one self-contained file per game (no network, no build step).
 
 :func:`write_viewer` writes ``OUT.html`` holding the per-step observations of every seat
-and of the spectator as inline JSON, with vanilla JS and CSS inlined from
+and of the spectator (or of one seat only: ``arena replay --html --seat S``) as inline
+JSON, each step's text as each view may read it (another seat's hidden action by its
+public part), with vanilla JS and CSS inlined from
 ``arena/replay/assets/`` (``viewer.css``, ``svg.js``, ``games/<game>.js``, ``viewer.js``): play
 and pause, previous/next, a timeline slider, a step counter, a seat-view selector, the
 step log with events highlighted, a drawn board for the game and the final score.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,8 @@ from arena.replay.model import Replay, UnverifiedRecord, load_replay
 from engine import get_game
 from engine.core import JSON
 
-FORMAT = "menagerie.viewer/1"
+FORMAT = "menagerie.viewer/2"
+"""/2: a step's text is per view (``texts``), no longer one ``text``."""
 ARTIFACT_DIR = "replays"
 
 
@@ -84,11 +87,21 @@ def _tag(code: JSON) -> tuple[str, JSON]:
     return ("s", code)
 
 
-def viewer_data(rp: Replay) -> dict[str, JSON]:
-    """Everything the viewer page shows, as JSON (see the module docstring)."""
+def viewer_data(rp: Replay, views: Sequence[int | None] | None = None) -> dict[str, JSON]:
+    """Everything the viewer page shows, as JSON (see the module docstring), for ``views``
+    (seats; None in it: the spectator; default: the spectator and every seat).
+
+    Each step's text is stored per view as that view may read it
+    (:meth:`arena.replay.model.Step.text_for`), so a seat's log never shows another
+    seat's hidden action. A viewer of chosen views (``arena replay --html --seat S``)
+    holds nothing those views did not see, and not the match's seed either (the chance
+    outcomes follow from it); the full one holds every seat's observations (an
+    analyst's file, like the record).
+    """
     rec = rp.record
     pool = _Pool()
-    views: list[int | None] = [None, *range(rp.num_players)]
+    full = views is None
+    views = [None, *range(rp.num_players)] if views is None else list(views)
     frames = [[pool.add(rp.observation(k, v)) for v in views] for k in range(rp.last + 1)]
     game = get_game(rp.game)
     return {
@@ -99,7 +112,7 @@ def viewer_data(rp: Replay) -> dict[str, JSON]:
         "game_id": rec.get("game_id"),
         "tournament_id": rec.get("tournament_id"),
         "match_id": rec.get("match_id"),
-        "seed": rec.get("seed"),
+        "seed": rec.get("seed") if full else None,
         "options": rec.get("options"),
         "num_players": rp.num_players,
         "players": [
@@ -112,7 +125,13 @@ def viewer_data(rp: Replay) -> dict[str, JSON]:
         "frames": frames,
         "to_move": [rp.to_move(k) for k in range(rp.last + 1)],
         "steps": [
-            {"k": s.k, "seat": s.seat, "text": s.text, "ms": s.ms, "events": list(s.events)}
+            {
+                "k": s.k,
+                "seat": s.seat,
+                "texts": [s.text_for(v) for v in views],
+                "ms": s.ms,
+                "events": list(s.events),
+            }
             for s in rp.steps
         ],
         "stray_events": rp.stray_events,
@@ -144,9 +163,10 @@ def _script(js: str) -> str:
     return "<script>\n" + js.replace("</script", "<\\/script") + "\n</script>"
 
 
-def render_html(rp: Replay) -> str:
-    """The viewer page of a verified replay, as one string."""
-    data = viewer_data(rp)
+def render_html(rp: Replay, views: Sequence[int | None] | None = None) -> str:
+    """The viewer page of a verified replay, as one string (``views``: see
+    :func:`viewer_data`)."""
+    data = viewer_data(rp, views)
     title = f"{data['game_name']}: game {data['game_id'] or '-'}"
     try:
         game_js = _asset(f"games/{rp.game}.js")

@@ -303,9 +303,7 @@ class Table:
         observation = turn.observation
         if self.on_turn is not None:
             self.on_turn(sequence, seat, observation)
-        return self._turns.turn(
-            sequence, len(turn.state.history), observation, turn.legal, self.move_ms
-        )
+        return self._turns.turn(sequence, turn.step, observation, turn.legal, self.move_ms)
 
     def match_start(self, seat: int) -> pb.MatchStart:
         return pb.MatchStart(

@@ -18,6 +18,8 @@ A file looks like ``examples/tournament.yaml``::
     on_failure: forfeit           # forfeit | random
     tracking_uri: null            # default sqlite:///<cwd>/mlflow.db
     experiment: menagerie
+    sprt: null                    # two bots: stop early, e.g. "elo0=0,elo1=10,alpha=0.05,beta=0.05"
+    until_separated: false        # more bots: stop once adjacent rating intervals separate
 
 Errors name where they are: ``tournament.yaml: roster[2].spec (line 9): unknown bot
 'foo'; ...``; YAML syntax errors give the line and column; a bad flag names the flag.
@@ -30,7 +32,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import (
@@ -48,6 +50,9 @@ from arena.match.specs import check_spec
 from arena.tournament.schedule import Schedule
 from engine import GameConfigError, get_game
 from engine.core import JSON
+
+if TYPE_CHECKING:
+    from arena.tournament.sprt import SprtSpec
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 """Bot and tournament names: usable as MLflow metric keys and file names."""
@@ -125,6 +130,16 @@ class TournamentConfig(BaseModel):
     leaderboard_every: int | None = Field(
         None, ge=1, description="Print the leaderboard every N games (default: ~5 times)."
     )
+    sprt: str | None = Field(
+        None,
+        description="Stop a two-bot match early with an SPRT: 'elo0=0,elo1=10,alpha=0.05,"
+        "beta=0.05' (the first roster bot's Elo advantage; rounds are the budget).",
+    )
+    until_separated: bool = Field(
+        False,
+        description="Stop once adjacent bots' 95% rating intervals are separated "
+        "(rounds are the budget).",
+    )
 
     @field_validator("name")
     @classmethod
@@ -187,6 +202,36 @@ class TournamentConfig(BaseModel):
                 f"gauntlet: {self.gauntlet!r} is not a roster bot (roster: {', '.join(names)})"
             )
         return self
+
+    @field_validator("sprt")
+    @classmethod
+    def _sprt(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from arena.tournament.sprt import SprtSpec
+
+        try:
+            return SprtSpec.parse(value).text()
+        except UserError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _stopping(self) -> TournamentConfig:
+        if self.sprt is not None:
+            if self.until_separated:
+                raise ValueError("sprt and until_separated are two stopping rules: pick one")
+            if len(self.roster) != 2 or self.num_players != 2:
+                raise ValueError(
+                    f"sprt is for a match of two bots in 2-player games (this roster has "
+                    f"{len(self.roster)} bots, {self.num_players} players a game); for more "
+                    "bots use until_separated"
+                )
+        return self
+
+    def sprt_spec(self) -> SprtSpec | None:
+        from arena.tournament.sprt import SprtSpec
+
+        return None if self.sprt is None else SprtSpec.parse(self.sprt)
 
     # -- derived ---------------------------------------------------------------
 

@@ -9,8 +9,14 @@ resumed run may deliver a game twice; the second copy is harmless).
 
 Opening a journal repairs a torn last line (a driver killed in the middle of a write):
 the partial line is cut off, and that game is simply played again. A bad line in the
-middle (which this module never writes) is skipped with a warning. An exclusive lock
-keeps two drivers from writing the same journal.
+middle (which this module never writes; a bad byte included) is skipped with a warning.
+An exclusive lock keeps two drivers from writing the same journal.
+
+Every record carries the id of its tournament (``tournament_id``). A journal opened for a
+tournament (``owner``) refuses the lines of any other (a ``journal.jsonl`` left in the
+output dir by another tournament, or pasted into it): they are not adopted, not counted,
+not uploaded, and a warning says how many there are and whose they are; they stay on disk
+untouched.
 """
 
 from __future__ import annotations
@@ -23,11 +29,40 @@ import sys
 import threading
 import time
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from arena.errors import UserError
+
+_GAME_ID = b',"game_id":"'
+_HEAD_BYTES = 65536
+
+
+def quick_game_id(raw: bytes) -> str | None:
+    """The game id of a record line written by :func:`arena.match.records.dumps_line`,
+    found without parsing the line (None when it cannot be found that way: parse it).
+
+    Only a top-level key can read ``,"game_id":"`` unescaped (inside a JSON string every
+    quote is escaped), and a record's header keys come before its steps.
+
+    >>> quick_game_id(b'{"format":"x","players":["a"],"game_id":"t-r1-g2","seed":1}\\n')
+    't-r1-g2'
+    >>> quick_game_id(b'{"format":"x","game_id":"a\\\\"b"}\\n') is None
+    True
+    """
+    at = raw.find(_GAME_ID, 0, _HEAD_BYTES)
+    if at < 0:
+        return None
+    start = at + len(_GAME_ID)
+    end = raw.find(b'"', start, start + 1024)
+    if end < 0 or b"\\" in raw[start:end]:
+        return None
+    try:
+        return raw[start:end].decode()
+    except UnicodeDecodeError:
+        return None
 
 
 class JournalLocked(UserError):
@@ -37,9 +72,25 @@ class JournalLocked(UserError):
 class Journal:
     """An open journal: the ids it holds and the byte range of every record."""
 
-    def __init__(self, path: Path, on_record: Callable[[dict[str, Any]], None] | None = None):
+    def __init__(
+        self,
+        path: Path,
+        on_record: Callable[[dict[str, Any]], None] | None = None,
+        wanted: Callable[[str], bool] | None = None,
+        owner: str | None = None,
+    ):
+        """``on_record``: called with every record on disk, in order, as it is opened.
+        ``wanted``: only records whose game id it accepts are parsed and passed on; the
+        others are skipped at the cost of finding their id (a long-lived journal, such
+        as a ladder's records file, opens at the speed of reading it).
+        ``owner``: the tournament id every line must carry (others are refused)."""
         self.path = path
+        self.owner = owner
         self.ids: set[str] = set()
+        self._order: list[str] = []
+        """The game id of every record, in journal order."""
+        self.foreign: Counter[str] = Counter()
+        """Refused lines by the tournament id they carry."""
         self._starts = array("q")
         self._ends = array("q")
         self.repaired_bytes = 0
@@ -53,7 +104,7 @@ class Journal:
             raise JournalLocked(
                 f"{path} is in use by another tournament driver (wait for it or stop it)"
             ) from None
-        self._load(on_record)
+        self._load(on_record, wanted)
         self._end_pos = self._fh.tell()
         self.durable = len(self)
         """How many records are on disk (fsynced); :meth:`lines` may read that many."""
@@ -68,7 +119,11 @@ class Journal:
 
     # -- reading -----------------------------------------------------------------
 
-    def _load(self, on_record: Callable[[dict[str, Any]], None] | None) -> None:
+    def _load(
+        self,
+        on_record: Callable[[dict[str, Any]], None] | None,
+        wanted: Callable[[str], bool] | None,
+    ) -> None:
         fh = self._fh
         fh.seek(0)
         offset = 0
@@ -77,6 +132,17 @@ class Journal:
             start, offset = offset, offset + len(raw)
             if not raw.endswith(b"\n"):
                 break  # torn last line: repaired below
+            quick = None if wanted is None or self.owner is not None else quick_game_id(raw)
+            if quick is not None and not (
+                on_record is not None and wanted is not None and wanted(quick)
+            ):
+                good_end = offset
+                if quick not in self.ids:
+                    self.ids.add(quick)
+                    self._order.append(quick)
+                    self._starts.append(start)
+                    self._ends.append(offset)
+                continue
             try:
                 record = json.loads(raw)
                 game_id = record["game_id"]
@@ -89,13 +155,25 @@ class Journal:
                 good_end = offset
                 continue
             good_end = offset
+            if self.owner is not None and record.get("tournament_id") != self.owner:
+                self.foreign[str(record.get("tournament_id"))] += 1
+                continue
             if game_id in self.ids:
                 continue
             self.ids.add(game_id)
+            self._order.append(game_id)
             self._starts.append(start)
             self._ends.append(offset)
             if on_record is not None:
                 on_record(record)
+        if self.foreign:
+            whose = ", ".join(f"{n} of {tid}" for tid, n in self.foreign.most_common(3))
+            print(
+                f"warning: {self.path}: {sum(self.foreign.values())} line(s) are not of "
+                f"tournament {self.owner} ({whose}); they are refused: not counted, not "
+                "rated, not uploaded (they stay in the file; move it away to keep them apart)",
+                file=sys.stderr,
+            )
         size = fh.seek(0, os.SEEK_END)
         if size > good_end:
             # a torn last line (or garbage after the last newline): cut it off
@@ -115,6 +193,16 @@ class Journal:
 
     def __contains__(self, game_id: object) -> bool:
         return game_id in self.ids
+
+    def game_id(self, i: int) -> str:
+        """The game id of record ``i`` (journal order)."""
+        return self._order[i]
+
+    def line(self, i: int) -> bytes:
+        """Record ``i`` as its raw JSONL line."""
+        with open(self.path, "rb") as fh:
+            fh.seek(self._starts[i])
+            return fh.read(self._ends[i] - self._starts[i])
 
     def lines(self, start: int, stop: int) -> list[bytes]:
         """Records ``start..stop-1`` (in journal order) as raw JSONL lines."""
@@ -142,6 +230,7 @@ class Journal:
                 continue
             data = line.encode() if line.endswith("\n") else (line + "\n").encode()
             self.ids.add(game_id)
+            self._order.append(game_id)
             self._starts.append(pos)
             pos += len(data)
             self._ends.append(pos)
@@ -233,10 +322,12 @@ class Journal:
         self.close()
 
 
-def read_journal(path: Path) -> Iterator[dict[str, Any]]:
+def read_journal(path: Path, owner: str | None = None) -> Iterator[dict[str, Any]]:
     """The records of a journal file (read-only: no lock, no repair; a torn or corrupt
-    line is skipped; duplicates are dropped)."""
+    line is skipped; duplicates are dropped; ``owner``: lines of another tournament are
+    refused, with a warning on stderr)."""
     seen: set[str] = set()
+    foreign = 0
     with open(path, "rb") as fh:
         for raw in fh:
             if not raw.endswith(b"\n"):
@@ -246,7 +337,15 @@ def read_journal(path: Path) -> Iterator[dict[str, Any]]:
                 game_id = record["game_id"]
             except (ValueError, KeyError, TypeError):
                 continue
+            if owner is not None and record.get("tournament_id") != owner:
+                foreign += 1
+                continue
             if game_id in seen:
                 continue
             seen.add(game_id)
             yield record
+    if foreign:
+        print(
+            f"warning: {path}: {foreign} line(s) are not of tournament {owner}; refused",
+            file=sys.stderr,
+        )

@@ -1,4 +1,5 @@
-"""The leaderboard as a terminal table, CSV, Markdown and HTML; the rating plot."""
+"""The leaderboard as a terminal table, CSV, Markdown and HTML (each with the
+:data:`LEGEND`), the crosstable of pairwise results, and the Elo plot."""
 
 from __future__ import annotations
 
@@ -12,14 +13,27 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from arena.tournament.ratings import Point, Row
+from arena.tournament.ratings import PRIOR_DRAWS, Point, Row
+
+LEGEND = (
+    "rating: the headline rating, a Plackett-Luce fit of every game as a ranking "
+    f"(Bradley-Terry for 2 seats) with a prior of {PRIOR_DRAWS:g} virtual draws against the "
+    "field, on the Elo scale (mean of the rated bots 1500), with its 95% interval "
+    "(Laplace); unrated: no game that compares the bot with another; group: bots of "
+    "different groups never met (their ratings are not comparable). elo (seq.): a sequential "
+    "estimate (K=16, games in a fixed order), not the headline. score: share of pairwise "
+    "contests won (ties half). points: mean game score. win rate: mean win share (a "
+    "first place shared by m seats is 1/m; an all-forfeit game is no win for anyone). "
+    "failures: recorded events by kind. (docs/design.md, Scoring)"
+)
+"""What every column means; printed under every leaderboard."""
 
 HEADERS = (
     "rank",
     "bot",
     "rating",
-    "95% CI",
-    "elo",
+    "95% interval",
+    "elo (seq.)",
     "games",
     "score",
     "points",
@@ -32,12 +46,24 @@ def _failures(row: Row) -> str:
     return ", ".join(f"{k} {v}" for k, v in row.failures.items()) or "-"
 
 
+def _rating(row: Row) -> str:
+    if row.rating is None:
+        return "unrated"
+    return f"{row.rating:.0f}" + (f" (group {row.group})" if row.group is not None else "")
+
+
+def _interval(row: Row) -> str:
+    if row.low is None or row.high is None:
+        return "-"
+    return f"[{row.low:.0f}, {row.high:.0f}]"
+
+
 def _cells(row: Row, with_ci: bool = True) -> list[str]:
     return [
-        str(row.rank),
+        "-" if row.rank is None else str(row.rank),
         row.name,
-        f"{row.rating:.0f}",
-        f"±{row.ci:.0f}" if with_ci else "-",
+        _rating(row),
+        _interval(row) if with_ci else "-",
         f"{row.elo:.0f}",
         str(row.games),
         f"{100 * row.score:.1f}%",
@@ -57,9 +83,14 @@ def make_console(stderr: bool = False, quiet: bool = False) -> Console:
 
 def rich_table(rows: Sequence[Row], title: str, live: bool = False) -> Table:
     """``live``: ranked by live Elo without intervals (the fit is done at the end)."""
-    table = Table(title=title, title_justify="left")
+    table = Table(
+        title=title,
+        title_justify="left",
+        caption=None if live else LEGEND,
+        caption_justify="left",
+    )
     for h in HEADERS:
-        if live and h in ("rating", "95% CI"):
+        if live and h in ("rating", "95% interval"):
             continue
         table.add_column(
             h, justify="left" if h in ("bot", "failures") else "right", no_wrap=h != "failures"
@@ -90,12 +121,7 @@ def to_markdown(rows: Sequence[Row], title: str) -> str:
     lines[-1] += "|"
     for row in rows:
         lines.append("| " + " | ".join(_cells(row)) + " |")
-    lines += [
-        "",
-        "rating: Bradley–Terry on the Elo scale (mean 1500) with its bootstrap 95% interval;",
-        "elo: sequential Elo; score: share of pairwise contests won (ties half);",
-        "points: mean game score; failures: recorded events by kind.",
-    ]
+    lines += ["", LEGEND]
     return "\n".join(lines) + "\n"
 
 
@@ -111,8 +137,50 @@ def to_html(rows: Sequence[Row], title: str) -> str:
         "body{font-family:sans-serif}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
         "td:nth-child(2),th:nth-child(2){text-align:left}</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table></body></html>\n"
+        f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table>"
+        f"<p class='legend'>{html.escape(LEGEND)}</p></body></html>\n"
     )
+
+
+def crosstable_rows(
+    order: Sequence[str], cells: dict[tuple[str, str], tuple[float, int]]
+) -> list[list[str]]:
+    """The crosstable as text cells: a header row, then one row per bot with its
+    ``points/contests`` against each other bot (a tie is half a point)."""
+    out = [["bot", *order]]
+    for a in order:
+        row = [a]
+        for b in order:
+            if a == b:
+                row.append("")
+                continue
+            pts, n = cells.get((a, b), (0.0, 0))
+            row.append(f"{pts:g}/{n}" if n else "-")
+        out.append(row)
+    return out
+
+
+def crosstable_csv(order: Sequence[str], cells: dict[tuple[str, str], tuple[float, int]]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(crosstable_rows(order, cells))
+    return buf.getvalue()
+
+
+def crosstable_table(
+    order: Sequence[str], cells: dict[tuple[str, str], tuple[float, int]], title: str
+) -> Table:
+    rows = crosstable_rows(order, cells)
+    table = Table(
+        title=title,
+        title_justify="left",
+        caption="row bot's points/contests against the column bot (a tie is half a point)",
+        caption_justify="left",
+    )
+    for i, h in enumerate(rows[0]):
+        table.add_column(h, justify="left" if i == 0 else "right")
+    for row in rows[1:]:
+        table.add_row(*row)
+    return table
 
 
 def plot_ratings(
@@ -133,7 +201,7 @@ def plot_ratings(
     for name in names:
         ax.plot(steps, [elo.get(name, float("nan")) for _, elo, _ in trajectory], label=name)
     ax.set_xlabel("games completed")
-    ax.set_ylabel("Elo")
+    ax.set_ylabel("Elo (sequential estimate)")
     ax.set_title(title)
     ax.grid(alpha=0.3)
     if names:

@@ -1,7 +1,8 @@
 """What a tournament run leaves: its :class:`TournamentResult` and the result files.
 
-In the output dir: ``leaderboard.csv|md|html``, ``ratings.json``, ``elo.png`` and HTML
-replays of a sample of the latest games (``replays/``); on the terminal, the report.
+In the output dir: ``leaderboard.csv|md|html``, ``ratings.json``, ``crosstable.csv``
+(pairwise results), ``elo.png`` and HTML replays of a sample of the latest games
+(``replays/``); on the terminal, the report (with the stopping rule's decision, if any).
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from rich.console import Console
 
 from arena.tournament.config import TournamentConfig
 from arena.tournament.journal import Journal
-from arena.tournament.leaderboard import plot_ratings, rich_table, to_csv, to_html, to_markdown
+from arena.tournament.leaderboard import (
+    LEGEND,
+    crosstable_csv,
+    plot_ratings,
+    rich_table,
+    to_csv,
+    to_html,
+    to_markdown,
+)
 from arena.tournament.ratings import Point, Row
 
 
@@ -43,10 +52,22 @@ class TournamentResult:
     tracking_seconds: float = 0.0
     tracking_thread_seconds: float = 0.0
     games_in_journal: int = 0
+    crosstable: tuple[list[str], dict[tuple[str, str], tuple[float, int]]] | None = None
+    """Pairwise results (``arena.tournament.ratings.crosstable``)."""
+    stopped: str | None = None
+    """The stopping rule's decision (None: no rule, or it has not decided)."""
+    stop_metrics: dict[str, float] = field(default_factory=dict)
+    """The stopping rule's statistics (``sprt/...``, ``separated``)."""
 
     @property
     def complete(self) -> bool:
+        """Every scheduled game is in the journal."""
         return self.already + self.played >= self.total
+
+    @property
+    def finished(self) -> bool:
+        """Nothing more to play: complete, or a stopping rule has decided."""
+        return self.complete or self.stopped is not None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +77,9 @@ class TournamentResult:
             "scheduled": self.total,
             "games": self.games_in_journal,
             "complete": self.complete,
+            "stopped": self.stopped,
+            "stopping": {k: round(v, 5) for k, v in self.stop_metrics.items()},
+            "legend": LEGEND,
             "leaderboard": [r.to_json() for r in self.rows],
         }
 
@@ -82,6 +106,8 @@ def write_results(
         "leaderboard.html": to_html(result.rows, title),
         "ratings.json": json.dumps(result.to_json(), indent=1) + "\n",
     }
+    if result.crosstable is not None:
+        files["crosstable.csv"] = crosstable_csv(*result.crosstable)
     paths = []
     for name, text in files.items():
         atomic_write(out / name, text)
@@ -132,6 +158,14 @@ def print_report(result: TournamentResult, console: Console) -> None:
         f"({result.total} scheduled)"
     )
     console.print(rich_table(result.rows, title))
+    if result.stopped is not None:
+        console.print(f"stopped early: {result.stopped}")
+    groups = {r.group for r in result.rows if r.group is not None}
+    if groups:
+        console.print(
+            f"[yellow]warning: the bots form {len(groups)} groups that never met; ratings "
+            "of different groups are not comparable[/yellow]"
+        )
     console.print(
         f"played {result.played} games in {result.seconds:.1f} s"
         + (f"; {result.already} were already in the journal" if result.already else "")

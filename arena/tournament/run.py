@@ -10,13 +10,23 @@ holds everything needed to resume or re-upload:
 - ``leaderboard.csv|md|html``, ``ratings.json``, ``elo.png``: the latest results.
 
 Running the same config again (or ``--resume``) plays only the scheduled games the
-journal lacks; with more rounds or a bigger roster, only the new games.
+journal lacks; with more rounds or a bigger roster, only the new games. The journal
+refuses lines of another tournament, and the records it holds are verified (replayed to
+their digest and result) before they are rated: one that does not verify is named and
+left out.
+
+A stopping rule (``sprt`` for two bots, ``until_separated`` for more, see
+``arena.tournament.sprt``) ends the run early: no new game is handed out once it has
+decided (games in flight finish and are journaled), and the decision is printed and
+logged to MLflow; the schedule is the budget.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -24,10 +34,21 @@ from typing import Any
 
 from rich.console import Console
 
+from arena.match.records import verify_record
 from arena.tournament.config import ConfigError, TournamentConfig, resume_config
 from arena.tournament.journal import Journal
 from arena.tournament.leaderboard import make_console
-from arena.tournament.ratings import GameSummary, Point, Tally, elo_trajectory, leaderboard
+from arena.tournament.ratings import (
+    GameSummary,
+    Point,
+    Row,
+    Tally,
+    crosstable,
+    elo_trajectory,
+    final_point,
+    leaderboard,
+    plackett_luce,
+)
 from arena.tournament.ray_runner import (
     BatchResult,
     GameSetup,
@@ -43,11 +64,43 @@ from arena.tournament.results import (
     write_results,
 )
 from arena.tournament.schedule import ScheduledGame
-from arena.tournament.tracking import Tracker
+from arena.tournament.sprt import pentanomial, separated, sprt_state
+from arena.tournament.tracking import Tracker, default_tracking_uri
 
-BOOTSTRAP = 200
 METRIC_POINTS = 100
 """About how many metric steps a tournament logs (every ceil(total/100) games)."""
+
+
+def verified_summaries(
+    into: list[GameSummary], warn: Callable[[str], None]
+) -> Callable[[dict[str, Any]], None]:
+    """A journal's ``on_record``: the summary of every record that verifies goes to
+    ``into``; one that does not is named (``warn``) and left out."""
+
+    def on_record(record: dict[str, Any]) -> None:
+        try:
+            problem = verify_record(record).problem
+            summary = GameSummary.of(record)
+        except (KeyError, TypeError, ValueError) as exc:
+            problem = f"malformed record: {type(exc).__name__}: {exc}"
+        if problem is not None:
+            warn(f"warning: game {record.get('game_id')} left out of the ratings: {problem}")
+            return
+        into.append(summary)
+
+    return on_record
+
+
+def final_metrics(rows: list[Row], stopping: dict[str, float]) -> dict[str, float]:
+    """The headline ratings (and the stopping rule's statistics) as MLflow metrics."""
+    out: dict[str, float] = {}
+    for row in rows:
+        out[f"elo/{row.name}"] = row.elo
+        if row.rating is not None and row.low is not None and row.high is not None:
+            out[f"rating/{row.name}"] = row.rating
+            out[f"rating_low/{row.name}"] = row.low
+            out[f"rating_high/{row.name}"] = row.high
+    return {**out, **stopping}
 
 
 def prepare_out_dir(cfg: TournamentConfig) -> tuple[Path, dict[str, Any]]:
@@ -109,6 +162,10 @@ class Tournament:
         """The ratings' trajectory: a point every ``every`` games."""
         self.every = 1
         self.started = time.perf_counter()
+        self.stopped: str | None = None
+        """The stopping rule's decision, once it has decided (no new game is handed out)."""
+        self.stop_metrics: dict[str, float] = {}
+        self._checked = 0
 
     def run(self) -> TournamentResult:
         """Play what is missing; returns what happened (KeyboardInterrupt: re-raised once
@@ -124,11 +181,19 @@ class Tournament:
         atomic_write(out / "tournament.json", json.dumps(meta, indent=1))
         atomic_write(out / "config.yaml", cfg.to_yaml())
 
-        journal = Journal(out / "journal.jsonl", lambda r: self.summaries.append(GameSummary.of(r)))
+        journal = Journal(
+            out / "journal.jsonl",
+            verified_summaries(self.summaries, err.print),
+            owner=cfg.tournament_id,
+        )
         self.journal = journal
         try:
             for i, s in enumerate(self.summaries, 1):
                 self._rate(s, i)
+            if meta.get("stopped") and meta.get("stopped_by") == self._rule():
+                self.stopped = str(meta["stopped"])  # decided by an earlier run
+                self.stop_metrics = dict(meta.get("stopping") or {})
+            self._check_stop(force=True)
             already = sum(1 for sg in schedule if sg.game_id in journal)
             self.result = TournamentResult(cfg, out, total, already)
             remaining = total - already
@@ -156,8 +221,9 @@ class Tournament:
             )
             interrupted = False
             try:
-                if remaining > 0:
-                    self._play((sg for sg in schedule if sg.game_id not in journal), remaining)
+                if remaining > 0 and self.stopped is None:
+                    todo = (sg for sg in schedule if sg.game_id not in journal)
+                    self._play(itertools.takewhile(lambda _: self.stopped is None, todo), remaining)
             except KeyboardInterrupt:
                 interrupted = True
             self._finish(interrupted)
@@ -212,6 +278,40 @@ class Tournament:
                 self._rate(res.summaries[i], len(self.summaries))
             self.result.played += len(accepted)
             self._after(len(accepted))
+        if done:
+            self._check_stop()
+
+    def _rule(self) -> str | None:
+        """The stopping rule in force (a decision of another rule does not count)."""
+        return self.cfg.sprt or ("until_separated" if self.cfg.until_separated else None)
+
+    def _check_stop(self, force: bool = False) -> None:
+        """Ask the stopping rule, if any, whether to stop handing out games: the SPRT
+        after every durable batch, separation after every round's worth of games."""
+        cfg = self.cfg
+        spec = cfg.sprt_spec()
+        n = len(self.summaries)
+        if self.stopped is not None or n == 0:
+            return
+        if spec is not None:
+            state = sprt_state(pentanomial(self.summaries, cfg.roster[0].name), spec)
+            self.stop_metrics = state.metrics()
+            if state.decision is not None:
+                self.stopped = state.summary()
+        elif cfg.until_separated:
+            per_round = cfg.schedule().per_round
+            if not force and n - self._checked < per_round:
+                return
+            self._checked = n
+            fit = plackett_luce(self.summaries, self.names)
+            self.stop_metrics = {"separated": float(separated(fit))}
+            if separated(fit):
+                self.stopped = (
+                    f"until-separated: every adjacent pair of the {len(fit.rating)} rated "
+                    f"bots has separate 95% intervals after {n} games"
+                )
+        if self.stopped is not None:
+            self.err.print(f"stopping: {self.stopped}")
 
     def _rate(self, game: GameSummary, games: int) -> None:
         """Count ``game``, the ``games``-th of the journal (a trajectory point every
@@ -242,16 +342,34 @@ class Tournament:
         result.games_in_journal = len(journal)
         result.journal_thread_seconds = journal.writer_seconds
         n = len(self.summaries)
-        if n and (not self.points or self.points[-1][0] != n):
-            self.points.append(self.tally.point(n))
-        if tracker is not None:  # the last records and metrics go up while the fit runs
+        result.rows = leaderboard(self.summaries, self.names)
+        result.crosstable = crosstable(self.summaries, self.names)
+        self._check_stop(force=True)
+        if self.cfg.sprt is not None or self.cfg.until_separated:
+            result.stopped = self.stopped
+            result.stop_metrics = dict(self.stop_metrics)
+            if self.stopped is not None:  # `arena sync` and a re-run know it is done
+                meta = json.loads((out / "tournament.json").read_text())
+                meta.update(
+                    stopped=self.stopped, stopped_by=self._rule(), stopping=self.stop_metrics
+                )
+                atomic_write(out / "tournament.json", json.dumps(meta, indent=1))
+        if n:  # the series ends on the leaderboard's (final-order) Elo
+            if self.points and self.points[-1][0] == n:
+                self.points.pop()
+            self.points.append(final_point(result.rows, n))
+        if tracker is not None:  # the last records and metrics go up while files are written
             tracker.tick(self.points, force=True, final=True)
-        result.rows = leaderboard(self.summaries, self.names, BOOTSTRAP, self.cfg.seed)
         artifacts = write_results(result, self.points, journal, err.print)
         if tracker is not None:
             t0 = time.perf_counter()
             result.tracked = tracker.finish(
-                self.points, artifacts, result.complete, timeout=10 if interrupted else 120
+                self.points,
+                artifacts,
+                result.finished,
+                timeout=10 if interrupted else 120,
+                final=final_metrics(result.rows, self.stop_metrics),
+                tags={"stopped": self.stopped} if self.stopped else None,
             )
             result.tracking_seconds = tracker.driver_seconds + (time.perf_counter() - t0)
             result.tracking_thread_seconds = tracker.busy_seconds
@@ -287,14 +405,41 @@ def run_tournament(
     return tournament.run()
 
 
-def sync_out_dir(out_dir: Path, tracking_uri: str | None = None) -> tuple[str | None, bool]:
-    """``arena sync``: upload whatever MLflow lacks of the tournament in ``out_dir``."""
-    overrides: dict[str, Any] = {"tracking_uri": tracking_uri}
-    cfg = resume_config(out_dir, overrides)
+def recorded_tracking_uri(out_dir: Path) -> str | None:
+    """The tracking store a tournament's run was recorded in (``tracking.json``): the one
+    with a run, the default store's if several have one; None if none has."""
+    try:
+        state = json.loads((out_dir / "tracking.json").read_text())
+    except (OSError, ValueError):
+        return None
+    uris = [u for u, d in state.items() if isinstance(d, dict) and d.get("run_id")]
+    if len(uris) > 1 and default_tracking_uri() in uris:
+        return default_tracking_uri()
+    if len(uris) > 1:
+        raise ConfigError(
+            f"{out_dir} was tracked in {len(uris)} stores ({', '.join(uris)}); "
+            "say which with --tracking-uri"
+        )
+    return uris[0] if uris else None
+
+
+def sync_out_dir(
+    out_dir: Path, tracking_uri: str | None = None, log: Callable[[str], None] | None = None
+) -> tuple[str | None, bool, int, str]:
+    """``arena sync``: upload whatever MLflow lacks of the tournament in ``out_dir`` to the
+    store its run was recorded in (``tracking_uri`` overrides; else the config's, else
+    ``tracking.json``'s, else the default). Returns (run id, complete, records uploaded,
+    the store's URI)."""
+    say = log or (lambda text: print(text, file=sys.stderr))
+    cfg = resume_config(out_dir, {})
+    uri = tracking_uri or cfg.tracking_uri or recorded_tracking_uri(out_dir)
+    cfg = resume_config(out_dir, {"tracking_uri": uri})
     if not (out_dir / "journal.jsonl").exists():
         raise ConfigError(f"{out_dir} has no journal.jsonl")
     summaries: list[GameSummary] = []
-    journal = Journal(out_dir / "journal.jsonl", lambda r: summaries.append(GameSummary.of(r)))
+    journal = Journal(
+        out_dir / "journal.jsonl", verified_summaries(summaries, say), owner=cfg.tournament_id
+    )
     try:
         meta = json.loads((out_dir / "tournament.json").read_text())
         names = [e.name for e in cfg.roster]
@@ -303,13 +448,20 @@ def sync_out_dir(out_dir: Path, tracking_uri: str | None = None) -> tuple[str | 
         total = len(schedule)
         already = sum(1 for sg in schedule if sg.game_id in journal)
         result = TournamentResult(cfg, out_dir, total, already, games_in_journal=len(journal))
-        result.rows = leaderboard(summaries, names, BOOTSTRAP, cfg.seed)
+        result.stopped = meta.get("stopped")
+        result.rows = leaderboard(summaries, names)
+        result.crosstable = crosstable(summaries, names)
+        if summaries:
+            if points and points[-1][0] == len(summaries):
+                points.pop()
+            points.append(final_point(result.rows, len(summaries)))
         artifacts = write_results(result, points, journal)
-        tracker = Tracker(cfg, out_dir, journal)
-        ok = tracker.sync_now(points, artifacts, result.complete)
+        tracker = Tracker(cfg, out_dir, journal, log=say)
+        say(f"syncing {out_dir} to the MLflow store {tracker.uri}")
+        ok = tracker.sync_now(points, artifacts, result.finished, final_metrics(result.rows, {}))
         if not ok:
             raise ConfigError(f"MLflow at {tracker.uri} is unreachable: {tracker.last_error}")
-        return tracker.run_id, result.complete
+        return tracker.run_id, result.finished, tracker.uploaded_now, tracker.uri
     finally:
         journal.close()
 

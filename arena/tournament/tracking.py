@@ -18,15 +18,25 @@ What a run holds:
   replays of a sample of games: each bot's losses, games with failures).
 
 What has been uploaded is kept in ``tracking.json`` next to the journal (per tracking
-URI): the run id, how many journal records went into how many parts and the last
-metric step. A part is always journal records ``[k*…]`` in journal order, so uploading
-one again after a crash rewrites the same file with the same content: no record is
-ever in MLflow twice.
+URI: the run id and the last metric step) and, by **game id**, in an append-only ledger
+beside it (``tracking-<uri hash>.ids``: one JSON line per uploaded part, its number and
+the game ids in it). A part holds the next journal records whose ids are not in the
+ledger, in journal order, and is entered in the ledger only once it is in MLflow, so
+uploading one again after a crash rewrites the same file with the same content; a line
+that disappears from the middle of the journal (corrupted and skipped) shifts no index:
+no record is ever in MLflow twice, none is skipped. ``arena sync`` uploads what the
+ledger lacks to the store the run was recorded in (``tracking.json``), and says so.
+
+The final upload adds the headline ratings as metrics at the last step:
+``rating/<bot>``, ``rating_low/<bot>``, ``rating_high/<bot>`` (the leaderboard's
+interval), ``elo/<bot>`` (the leaderboard's final-order Elo, so the series ends on it)
+and any stopping rule's statistics (``sprt/...``, ``separated``).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import json
 import os
 import subprocess
@@ -34,7 +44,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +123,39 @@ class SyncState:
             uri, {"run_id": None, "uploaded": 0, "parts": 0, "metrics_step": 0}
         )
 
+    @property
+    def ledger_path(self) -> Path:
+        """The uploaded-ids ledger of this URI (see the module docstring)."""
+        digest = hashlib.sha256(self.uri.encode()).hexdigest()[:10]
+        return self.path.with_name(f"{self.path.stem}-{digest}.ids")
+
+    def uploaded_parts(self) -> list[list[str]]:
+        """The game ids of every part in MLflow, by part number (a torn last ledger line,
+        a part whose upload was not confirmed, is dropped: it is uploaded again)."""
+        parts: list[list[str]] = []
+        try:
+            with open(self.ledger_path, "rb") as fh:
+                for raw in fh:
+                    if not raw.endswith(b"\n"):
+                        break
+                    try:
+                        entry = json.loads(raw)
+                    except ValueError:
+                        break
+                    if entry.get("part") != len(parts):
+                        break
+                    parts.append([str(x) for x in entry["ids"]])
+        except FileNotFoundError:
+            pass
+        return parts
+
+    def record_part(self, part: int, ids: Sequence[str]) -> None:
+        """Enter a part that is now in MLflow in the ledger (fsynced)."""
+        with open(self.ledger_path, "ab") as fh:
+            fh.write((json.dumps({"part": part, "ids": list(ids)}) + "\n").encode())
+            fh.flush()
+            os.fsync(fh.fileno())
+
     def save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.all, indent=1))
@@ -149,6 +192,14 @@ class RunTracker:
         self.last_error: str | None = None
         self.busy_seconds = 0.0
         self.driver_seconds = 0.0
+        self.uploaded_now = 0
+        """Records this tracker uploaded (``arena sync`` reports it)."""
+        self._uploaded: set[str] | None = None
+        """Game ids in MLflow (read from the ledger on the first sync)."""
+        self._parts = 0
+        self._scanned = 0
+        """Journal records ``[0, _scanned)`` have been looked at: uploaded or pending."""
+        self._pending: list[int] = []
 
     # -- what the run is (hooks) ---------------------------------------------------
 
@@ -219,20 +270,39 @@ class RunTracker:
         artifacts: Sequence[Path],
         complete: bool,
         timeout: float | None = None,
+        final: Mapping[str, float] | None = None,
+        tags: Mapping[str, str] | None = None,
     ) -> bool:
-        """Final upload: every record, the metrics, the artifacts; True if all is in MLflow."""
+        """Final upload: every record, the metrics, the artifacts; True if all is in MLflow.
+        ``final``: metrics logged at the last step whatever was logged before (the
+        leaderboard's values: a series ends on them); ``tags``: set on the run."""
         self.wait()
         self.offline_since = None
         done = self._pool.submit(
-            self._guarded, self._final, self.journal.durable, points, artifacts, complete
+            self._guarded,
+            self._final,
+            self.journal.durable,
+            points,
+            artifacts,
+            complete,
+            dict(final or {}),
+            dict(tags or {}),
         )
         concurrent.futures.wait([done], timeout=timeout)
         self._pool.shutdown(wait=False)
         return done.done() and self.online
 
-    def sync_now(self, points: Sequence[Point], artifacts: Sequence[Path], complete: bool) -> bool:
+    def sync_now(
+        self,
+        points: Sequence[Point],
+        artifacts: Sequence[Path],
+        complete: bool,
+        final: Mapping[str, float] | None = None,
+    ) -> bool:
         """Everything, synchronously (``arena sync``)."""
-        self._guarded(self._final, self.journal.durable, points, artifacts, complete)
+        self._guarded(
+            self._final, self.journal.durable, points, artifacts, complete, dict(final or {})
+        )
         return self.online
 
     # -- the MLflow thread -----------------------------------------------------------
@@ -289,6 +359,8 @@ class RunTracker:
             self.state.data.update(
                 {"run_id": run.info.run_id, "uploaded": 0, "parts": 0, "metrics_step": 0}
             )
+            self.state.ledger_path.unlink(missing_ok=True)  # a new run holds no record yet
+            self._uploaded, self._parts, self._scanned, self._pending = set(), 0, 0, []
             self.state.save()
         elif run.info.status != RunStatus.to_string(RunStatus.RUNNING):
             client.update_run(run.info.run_id, status="RUNNING")
@@ -312,20 +384,46 @@ class RunTracker:
         if changed:
             client.log_batch(run.info.run_id, tags=changed)
 
+    def _scan(self, journal_len: int) -> None:
+        """Find the journal records not in MLflow yet (by game id), from where the last
+        scan stopped (the journal only grows)."""
+        if self._uploaded is None:
+            parts = self.state.uploaded_parts()
+            st = self.state.data
+            if not parts and st.get("uploaded"):
+                # a tracking.json of before the ledger: its first records went up by index
+                first = [self.journal.game_id(i) for i in range(min(st["uploaded"], journal_len))]
+                parts = [first[i : i + PART_SIZE] for i in range(0, len(first), PART_SIZE)]
+                for k, ids in enumerate(parts):
+                    self.state.record_part(k, ids)
+            self._uploaded = {gid for ids in parts for gid in ids}
+            self._parts = max(len(parts), int(st.get("parts") or 0))
+        for i in range(self._scanned, journal_len):
+            if self.journal.game_id(i) not in self._uploaded:
+                self._pending.append(i)
+        self._scanned = max(self._scanned, journal_len)
+
     def _sync(self, journal_len: int, points: Sequence[Point], final: bool = False) -> None:
         client = self._connect()
         run_id = self.run_id
         self._log_metrics(client, run_id, points)
+        self._scan(journal_len)
+        assert self._uploaded is not None
         st = self.state.data
-        while journal_len - st["uploaded"] >= PART_SIZE or (final and journal_len > st["uploaded"]):
-            stop = min(st["uploaded"] + PART_SIZE, journal_len)
-            lines = self.journal.lines(st["uploaded"], stop)
+        while len(self._pending) >= PART_SIZE or (final and self._pending):
+            todo = self._pending[:PART_SIZE]
+            ids = [self.journal.game_id(i) for i in todo]
             with tempfile.TemporaryDirectory(prefix="mnr-part-") as tmp:
-                part = Path(tmp) / f"part-{st['parts']:05d}.jsonl"
-                part.write_bytes(b"".join(lines))
+                part = Path(tmp) / f"part-{self._parts:05d}.jsonl"
+                part.write_bytes(b"".join(self.journal.line(i) for i in todo))
                 client.log_artifact(run_id, str(part), "records")
-            st["uploaded"] = stop
-            st["parts"] += 1
+            self.state.record_part(self._parts, ids)
+            self._uploaded.update(ids)
+            del self._pending[: len(todo)]
+            self._parts += 1
+            self.uploaded_now += len(todo)
+            st["uploaded"] = len(self._uploaded)
+            st["parts"] = self._parts
             self.state.save()
 
     def _log_metrics(self, client: Any, run_id: str | None, points: Sequence[Point]) -> None:
@@ -346,15 +444,27 @@ class RunTracker:
         points: Sequence[Point],
         artifacts: Sequence[Path],
         complete: bool,
+        final: dict[str, float],
+        tags: dict[str, str] | None = None,
     ) -> None:
+        from mlflow.entities import Metric
+
         self._sync(journal_len, points, final=True)
         client = self._client
+        if final:
+            ts = int(time.time() * 1000)
+            step = max([journal_len, *(p[0] for p in points)])
+            metrics = [Metric(k, round(v, 5), ts, step) for k, v in final.items()]
+            for i in range(0, len(metrics), 1000):
+                client.log_batch(self.run_id, metrics=metrics[i : i + 1000])
         for path in artifacts:
             if path.is_dir():
                 client.log_artifacts(self.run_id, str(path), path.name)
             elif path.exists():
                 client.log_artifact(self.run_id, str(path))
         client.set_tag(self.run_id, "games", str(journal_len))
+        for key, value in (tags or {}).items():
+            client.set_tag(self.run_id, key, value[:5000])
         client.set_terminated(self.run_id, "FINISHED" if complete else "KILLED")
 
 

@@ -23,6 +23,9 @@ class Deal(Action):
 
     KIND: ClassVar[str] = "deal"
     TEXT: ClassVar[str] = "deal {card}"
+    PUBLIC_TEXT: ClassVar[str] = "deal a zoo card"
+    """The dealt ids fix the backs, which nobody sees (Hidden information): no seat and
+    no spectator reads the card (``owner`` is nobody, as for every chance outcome)."""
     card: str
 
 

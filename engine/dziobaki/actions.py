@@ -30,6 +30,9 @@ class Place(Action):
 
     KIND: ClassVar[str] = "place"
     TEXT: ClassVar[str] = "place space={space} rotation={rotation}"
+    PUBLIC_TEXT: ClassVar[str] = "seat {actor} placed its tile"
+    """A commitment is private to its seat until the round resolves (Hidden information);
+    the boards show it afterwards."""
     space: int
     rotation: int
 

@@ -33,8 +33,13 @@ class Deal(Action):
 
     KIND: ClassVar[str] = "deal"
     TEXT: ClassVar[str] = "deal {card} to seat {seat}"
+    PUBLIC_TEXT: ClassVar[str] = "deal a card to seat {seat}"
+    """``deal`` outcomes are private to the receiving seat (Hidden information)."""
     seat: int
     card: str
+
+    def owner(self, actor: int) -> int | None:
+        return self.seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +69,9 @@ class Split(Action):
 
     KIND: ClassVar[str] = "split"
     TEXT: ClassVar[str] = "split small={small}"
+    PUBLIC_TEXT: ClassVar[str] = "seat {actor} split its cards"
+    """A split is hidden until every seat has committed, and its cards stay known only to
+    the splitter and the receiver (Hidden information)."""
     small: tuple[str, ...]
 
 
@@ -73,6 +81,9 @@ class Keep(Action):
 
     KIND: ClassVar[str] = "keep"
     TEXT: ClassVar[str] = "keep {stack}"
+    PUBLIC_TEXT: ClassVar[str] = "seat {actor} kept a stack"
+    """A keep choice is hidden until every seat has committed (Hidden information); the
+    observations show the kept stack's size afterwards."""
     stack: Literal["small", "large"]
 
 

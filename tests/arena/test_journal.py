@@ -58,3 +58,27 @@ def test_two_drivers_cannot_write_one_journal(tmp_path: Path) -> None:
     with Journal(path), pytest.raises(JournalLocked, match="in use"):
         Journal(path)
     Journal(path).close()
+
+
+def test_a_wanted_filter_parses_only_the_wanted_records_and_knows_every_id(
+    tmp_path: Path,
+) -> None:
+    """A ladder's records file opens at the speed of reading it: the other records' ids
+    are found without parsing them (records as :func:`dumps_line` writes them)."""
+    from arena.match.records import dumps_line
+
+    path = tmp_path / "records.jsonl"
+    records = [
+        {"format": "f", "players": [{"name": 'q"uote'}], "game_id": f"g{i}", "steps": [i]}
+        for i in range(6)
+    ]
+    with Journal(path) as j:
+        j.append([(str(r["game_id"]), dumps_line(r)) for r in records])
+    with open(path, "ab") as fh:
+        fh.write(b'{"format":"f","game_id":"torn"')  # and a torn last line
+    parsed: list[dict[str, object]] = []
+    with Journal(path, parsed.append, wanted={"g1", "g4", "nope"}.__contains__) as j:
+        assert parsed == [records[1], records[4]]
+        assert len(j) == 6 and all(f"g{i}" in j for i in range(6)) and "torn" not in j
+        assert j.repaired_bytes > 0
+        assert j.append([("g2", dumps_line(records[2]))]) == []  # still exactly once

@@ -307,8 +307,9 @@ def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
         state = json.loads(state_file.read_text())[uri]
         assert 8 <= state["uploaded"] < result.total
         server = _start_mlflow(tmp_path, port)
-        run_id, complete = sync_out_dir(tmp_path / "out")
-        assert complete and run_id == result.run_id
+        run_id, complete, uploaded, where = sync_out_dir(tmp_path / "out")
+        assert complete and run_id == result.run_id and where == uri
+        assert uploaded == result.total - state["uploaded"]
         records = run_records(uri, run_id)
         ids = [r["game_id"] for r in records]
         assert len(ids) == len(set(ids)) == result.total and set(ids) == scheduled_ids(cfg)
@@ -319,7 +320,7 @@ def test_a_tracking_server_that_goes_away_loses_nothing_after_sync(
             assert client.get_metric_history(run_id, f"elo/{e.name}")[-1].step == result.total
         assert "leaderboard.md" in {a.path for a in client.list_artifacts(run_id)}
         # a second sync uploads nothing new
-        sync_out_dir(tmp_path / "out")
+        assert sync_out_dir(tmp_path / "out")[2] == 0
         assert len(run_records(uri, run_id)) == result.total
     finally:
         if server.poll() is None:
@@ -340,6 +341,42 @@ def test_a_game_that_kills_its_worker_every_time_costs_only_itself(
     assert len(lost) == 4 and result.played == 2 and not result.complete
     for record in read_journal(tmp_path / "out" / "journal.jsonl"):
         assert names[killer] not in [p["name"] for p in record["players"]]
+
+
+def test_an_sprt_stops_a_match_once_it_has_decided(tmp_path: Path) -> None:
+    """random against a bot that crashes every game: H1 long before the 60-round budget;
+    the decision is printed, in ratings.json and in MLflow; the run is finished, and
+    running it again plays nothing."""
+    from mlflow import MlflowClient
+
+    cfg = config(tmp_path, ["random", CRASH], rounds=60, batch_size=2, sprt="elo0=0,elo1=50")
+    result = run_tournament(cfg, quiet=True)
+    assert result.stopped is not None and result.stopped.startswith("SPRT")
+    assert "H1 accepted" in result.stopped and result.finished and not result.complete
+    assert 0 < result.played < result.total
+    ratings = json.loads((tmp_path / "out" / "ratings.json").read_text())
+    assert ratings["stopped"] == result.stopped and ratings["stopping"]["sprt/decision"] == 1.0
+    client = MlflowClient(tracking_uri=cfg.tracking_uri)
+    run = client.get_run(str(result.run_id))
+    assert run.info.status == "FINISHED" and run.data.tags["stopped"] == result.stopped
+    assert run.data.metrics["sprt/llr"] >= run.data.metrics["sprt/upper"]
+    rows = {r.name: r for r in result.rows}
+    assert run.data.metrics["rating/random"] == pytest.approx(rows["random"].rating, abs=1e-3)
+    assert run.data.metrics["elo/random"] == pytest.approx(rows["random"].elo, abs=1e-3)
+    assert "crosstable.csv" in {a.path for a in client.list_artifacts(str(result.run_id))}
+    again = run_tournament(cfg, quiet=True)
+    assert again.played == 0 and again.stopped == result.stopped
+
+
+def test_until_separated_stops_once_the_intervals_part(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path, ["random", CRASH], rounds=40, batch_size=2, until_separated=True, tracking=False
+    )
+    result = run_tournament(cfg, quiet=True)
+    assert result.stopped is not None and result.stopped.startswith("until-separated")
+    assert 0 < result.played < result.total and result.finished
+    best, worst = result.rows
+    assert best.name == "random" and best.low > worst.high  # type: ignore[operator]  # rated
 
 
 @pytest.mark.slow

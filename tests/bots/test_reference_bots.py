@@ -118,7 +118,7 @@ def _choices(game_id: str, count: int) -> list[Turn]:
     """Turns at decision positions with a choice (a fixed RNG each)."""
     positions = [s for s in _positions(game_id, 30, seed=4) if not s.is_terminal()]
     turns = [
-        Turn(GAMES[game_id], s.current_player, s, s.legal_actions(), random.Random(1))
+        Turn.of(s, s.current_player, random.Random(1))
         for s in positions
         if len(s.legal_actions()) >= 2
     ]
@@ -175,9 +175,7 @@ def test_ismcts_iteration_budget_is_exact() -> None:
     game_id = GAME_IDS[0]
     state = next(s for s in _positions(game_id, 20, seed=6) if len(s.legal_actions()) > 1)
     bot = IsmctsBot(iterations=37)
-    turn = Turn(
-        GAMES[game_id], state.current_player, state, state.legal_actions(), random.Random(2)
-    )
+    turn = Turn.of(state, state.current_player, random.Random(2))
     bot.choose(turn)
     assert bot.last_iterations == 37
 

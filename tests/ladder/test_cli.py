@@ -127,7 +127,7 @@ def test_a_ladder_from_create_to_replay(tmp_path: Path) -> None:
     )
     assert all("bt_rating" in r and r["bt_low"] <= r["bt_rating"] <= r["bt_high"]
                for r in json.loads(batch.stdout)["rows"])  # fmt: skip
-    assert "batch Bradley-Terry" in page.read_text()
+    assert "batch Plackett-Luce" in page.read_text()
     table = arena("ladder", "standings", "dziobaki-2p", "--batch", *db).stdout
     assert "BT rating" in table and "ordinal" in table
 

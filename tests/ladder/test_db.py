@@ -104,3 +104,14 @@ def test_an_unreachable_postgresql_is_named_without_its_password() -> None:
 def test_a_malformed_url_is_a_clear_error() -> None:
     with pytest.raises(LadderDatabaseError, match="cannot use the ladder database"):
         LadderStore("nosuchdialect://x/y")
+
+
+@pytest.mark.parametrize("content", [b"hello, not a database\n", bytes(range(256)) * 20])
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "broken.db"
+    path.write_bytes(content)
+    with pytest.raises(LadderDatabaseError) as caught:
+        LadderStore(str(path), retries=2, sleep=lambda _s: None)
+    message = str(caught.value)
+    assert "cannot be used" in message and "not a database" in message and "\n" not in message
+    assert path.read_bytes() == content  # the file is left as it was

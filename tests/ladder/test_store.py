@@ -7,6 +7,7 @@ share games or ratings; a failing version is broken with its reason.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections.abc import Callable, Mapping
@@ -290,6 +291,31 @@ def test_an_expired_lease_cannot_start_matches(store: LadderStore, clock: Clock)
     with pytest.raises(LeaseLost):
         store.claim(lease, 5)
     assert store.match(match.id).status == "queued"
+
+
+def test_a_runner_queues_sets_and_starts_the_first_games_in_one_transaction(
+    store: LadderStore, clock: Clock
+) -> None:
+    a, b = two_bots(store)
+    lease = store.acquire_lease("zoo", "runner", ttl_s=10)
+    sets = store.queue_sets("zoo", [([a.id, b.id], 7), ([b.id, a.id], 8)], lease=lease, start=3)
+    games = [m for s in sets for m in s]
+    assert [m.status for m in games] == ["running"] * 3 + ["queued"]
+    assert [m.attempts for m in games] == [1, 1, 1, 0]
+    assert [m.lease_token for m in games[:3]] == [lease.token] * 3
+    assert [store.match(m.id).status for m in games] == [m.status for m in games]
+    assert store.claim(lease, 5) == [
+        dataclasses.replace(
+            games[3], status="running", attempts=1, started_at=clock(), lease_token=lease.token
+        )
+    ]
+    other = store.create_ladder("pano", "panorama", 2)
+    with pytest.raises(LadderError, match="lease is on ladder"):
+        store.queue_sets(other.name, [([a.id, b.id], 1)], lease=lease, start=1)
+    clock.advance(11)
+    with pytest.raises(LeaseLost, match="expired"):
+        store.queue_sets("zoo", [([a.id, b.id], 9)], lease=lease, start=1)
+    assert len(store.matches("zoo")) == 4  # all or nothing
 
 
 def test_a_dead_runners_matches_are_requeued_then_voided_and_never_counted_twice(

@@ -21,13 +21,13 @@ def test_ratings_leave_out_a_record_that_does_not_replay(
     league: list[dict[str, Any]], tmp_path: Path
 ) -> None:
     path, bad = tampered_journal(league, tmp_path / "journal.jsonl")  # a score edited
-    proc = arena("ratings", str(path), "--json", "--bootstrap", "5")
+    proc = arena("ratings", str(path), "--json")
     assert proc.exit_code == 0, proc.stderr
     assert rated_games(proc.stdout) == 2 * (len(league) - 1)
     assert f"game {bad['game_id']} left out" in proc.stderr and "result differs" in proc.stderr
     assert f"1 of {len(league)} records" in proc.stderr
 
-    proc = arena("ratings", str(tmp_path), "--json", "--bootstrap", "5")  # the tournament dir
+    proc = arena("ratings", str(tmp_path), "--json")  # the tournament dir
     assert proc.exit_code == 0 and rated_games(proc.stdout) == 2 * (len(league) - 1)
 
 
@@ -35,7 +35,7 @@ def test_ratings_leave_out_a_record_that_does_not_replay(
 @pytest.mark.xdist_group("mlflow")
 def test_ratings_of_an_mlflow_run(logged_run: tuple[str, str, list[dict[str, Any]]]) -> None:
     uri, run_id, records = logged_run
-    proc = arena("ratings", run_id, "--tracking-uri", uri, "--json", "--bootstrap", "5")
+    proc = arena("ratings", run_id, "--tracking-uri", uri, "--json")
     assert proc.exit_code == 0, proc.stderr
     assert rated_games(proc.stdout) == sum(int(r["num_players"]) for r in records)
     assert "left out" not in proc.stderr

@@ -50,7 +50,11 @@ def test_viewer_data_holds_every_observation_of_every_view(
         for v, seat in enumerate(data["views"]):
             assert decode(data, k, v) == json.loads(json.dumps(rp.observation(k, seat)))
     assert data["result"] == game_records[game]["result"]
-    assert [s["text"] for s in data["steps"]] == [s.text for s in rp.steps]
+    views = data["views"]
+    assert [s["texts"] for s in data["steps"]] == [[s.text_for(v) for v in views] for s in rp.steps]
+    one = viewer_data(rp, [1])  # one seat's viewer: that seat's view and texts only
+    assert one["views"] == [1] and one["seed"] is None
+    assert one["steps"] == [{**s, "texts": [s["texts"][2]]} for s in data["steps"]]
     assert data["components"] or game in ("zooloretto_mini",)
 
 

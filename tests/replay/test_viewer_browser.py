@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from arena.replay.model import load_replay
 from arena.replay.viewer import write_viewer
 from tests.replay.helpers import GAMES
 
@@ -124,7 +125,15 @@ def test_viewer_in_chromium(
     spectator = _board(page)
     page.select_option("#seat", "2")
     assert _board(page) != spectator, "the seat view is not drawn"
-    page.select_option("#seat", "0")
+    steps = load_replay(record).steps
+    for option, view in (("2", 1), ("0", None)):  # the log reads as that view may read it
+        page.select_option("#seat", option)
+        log = page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)")
+        assert [line.split(": ", 1)[1] for line in log] == [
+            s.text_for(view)
+            + ("  ⚠ " + ", ".join(str(e["kind"]) for e in s.events) if s.events else "")
+            for s in steps
+        ]
 
     page.select_option("#speed", "40")
     page.click("#btn-play")

@@ -9,7 +9,9 @@
   const $ = (id) => document.getElementById(id);
   const names = data.players.map((p) => p.name);
   let k = 0;
-  let view = 0; /* index into data.views: 0 = spectator, 1 + s = seat s */
+  let view = 0; /* index into data.views (the full viewer: 0 = spectator, 1 + s = seat s; a
+                   one-seat viewer holds that seat's view only); st.texts[view] is a step's
+                   text as that view may read it */
   let timer = null;
 
   /* The pool is hash-consed JSON (see arena/replay/viewer.py): a stored list is [-1, c...], a
@@ -94,12 +96,13 @@
 
   function buildLog() {
     const ol = $("log");
+    ol.replaceChildren();
     data.steps.forEach((st) => {
       const li = document.createElement("li");
       li.value = st.k;
       li.dataset.k = st.k;
       const actor = st.seat === -1 ? "chance" : `${names[st.seat]}`;
-      li.textContent = `${actor}: ${st.text}` + (st.events.length ? "  ⚠ " + st.events.map((e) => e.kind).join(", ") : "");
+      li.textContent = `${actor}: ${st.texts[view]}` + (st.events.length ? "  ⚠ " + st.events.map((e) => e.kind).join(", ") : "");
       if (st.seat === -1) li.classList.add("chance");
       if (st.events.length) li.classList.add("has-event");
       li.addEventListener("click", () => go(st.k));
@@ -144,7 +147,7 @@
       span.className = st.seat === -1 ? "who chance" : "who";
       span.textContent = `step ${k}: ${who(st.seat)}: `;
       info.appendChild(span);
-      info.appendChild(document.createTextNode(st.text));
+      info.appendChild(document.createTextNode(st.texts[view]));
       if (st.ms !== null && st.ms !== undefined) {
         const ms = document.createElement("span");
         ms.className = "ms";
@@ -201,7 +204,7 @@
     const meta = [
       data.players.map((p, s) => `${s}: ${p.name}`).join(" · "),
       data.tournament_id ? `tournament ${data.tournament_id}` : null,
-      `seed ${data.seed}`, `${last} steps`, "record verified ✓",
+      data.seed === null ? null : `seed ${data.seed}`, `${last} steps`, "record verified ✓",
     ].filter(Boolean);
     $("meta").textContent = meta.join("  |  ");
     const sel = $("seat");
@@ -211,7 +214,7 @@
       opt.textContent = v === null ? "spectator" : `seat ${v}: ${names[v]}`;
       sel.appendChild(opt);
     });
-    sel.addEventListener("change", () => { view = Number(sel.value); render(); });
+    sel.addEventListener("change", () => { view = Number(sel.value); buildLog(); render(); });
     const slider = $("slider");
     slider.max = String(last);
     slider.addEventListener("input", () => go(Number(slider.value)));
@@ -241,7 +244,7 @@
       "self-contained file: no network";
     const hash = /k=(-?\d+)/.exec(location.hash);
     const hv = /view=(\d+)/.exec(location.hash);
-    if (hv && Number(hv[1]) < data.views.length) { view = Number(hv[1]); sel.value = hv[1]; }
+    if (hv && Number(hv[1]) < data.views.length) { view = Number(hv[1]); sel.value = hv[1]; buildLog(); }
     go(hash ? (Number(hash[1]) < 0 ? last + 1 + Number(hash[1]) : Number(hash[1])) : 0);
   }
 

@@ -1,0 +1,1 @@
+"""Hidden information: what a seat can reach and what its views show."""
