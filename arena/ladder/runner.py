@@ -22,6 +22,10 @@ One runner drives a ladder at a time. :meth:`LadderRunner.run`:
    to the ladder's records file (a :class:`~arena.tournament.journal.Journal`: written,
    fsynced, exactly one line per game id) and only then commit its result
    (:meth:`~arena.ladder.store.LadderStore.commit_result` under the lease, exactly once).
+   With a lobby (``--serve``), remote versions are picked only while their bot is online
+   with a free slot, and a match with a remote seat is played on a game server by
+   :class:`arena.ladder.remote.RemoteMatches`; its record comes back to the same journal
+   and commit.
 
 **Exactly once.** A game's id names the match and the attempt (``<ladder>-m<id>-a<n>``),
 so a replayed match never reuses a record. A runner killed anywhere leaves each of its
