@@ -288,7 +288,7 @@ def test_the_ladder_run_in_mlflow(sqlite_store: LadderStore, tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", ["carson_city_zoo", "panorama"])
+@pytest.mark.parametrize("game", ["manatee_sanctuary", "zooloretto_mini"])
 def test_the_reference_bots_finish_in_the_order_of_their_strength(
     game: str, sqlite_store: LadderStore, tmp_path: Path
 ) -> None:
