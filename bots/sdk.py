@@ -18,7 +18,10 @@
         sdk.main(MyBot())       # --address/--credential or MENAGERIE_ADDRESS/_CREDENTIAL
 
 or ``sdk.run(MyBot(), "127.0.0.1:50051", credential)`` which returns the
-:class:`GameResult`. Optional hooks: ``on_start(info: MatchInfo)``,
+:class:`GameResult`. A **remote ladder bot** runs on its author's machine and waits in
+the lobby for matches: ``sdk.run_lobby(MyBot(), "ladder.example.org:50051", token,
+max_games=4)`` (token from ``arena ladder token BOT``; see :func:`run_lobby`).
+Optional hooks: ``on_start(info: MatchInfo)``,
 ``on_error(code: str, message: str)`` (in-stream errors, e.g. an illegal move) and
 ``on_game_over(result: GameResult)``.
 
@@ -35,15 +38,20 @@ import argparse
 import json
 import os
 import queue
+import random
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import grpc
 from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
+from menagerie.v1 import lobby_service_pb2 as lpb
+from menagerie.v1 import lobby_service_pb2_grpc as lpb_grpc
 
 from wire.convert import (
     JSON,
@@ -55,6 +63,14 @@ from wire.convert import (
 
 ADDRESS_ENV = "MENAGERIE_ADDRESS"
 CREDENTIAL_ENV = "MENAGERIE_CREDENTIAL"
+TOKEN_ENV = "MENAGERIE_BOT_TOKEN"
+LOBBY_ENV = "MENAGERIE_LOBBY"
+FATAL_LOBBY_CODES = frozenset(
+    {"UNAUTHENTICATED", "INVALID_ARGUMENT", "PERMISSION_DENIED", "ABORTED"}
+)
+"""Lobby statuses a reconnect cannot fix: :func:`run_lobby` raises them at once (ABORTED:
+another connection of the same bot replaced this one; two processes on one token would
+otherwise take the stream from each other forever)."""
 
 
 class SdkError(RuntimeError):
@@ -288,6 +304,201 @@ def _result(over: pb.GameOver, info: MatchInfo | None, errors: list[tuple[str, s
     )
 
 
+@dataclass
+class LobbyRun:
+    """What :func:`run_lobby` did."""
+
+    results: list[GameResult] = field(default_factory=list)
+    """The games played (finished or aborted), in the order they ended."""
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    """Games that could not be played: (match id, error)."""
+    connections: int = 0
+    """Lobby streams that were welcomed (1 + successful reconnects)."""
+    assigned: int = 0
+    first_assigned_s: float | None = None
+    """Seconds from opening the first stream to the first MatchAssigned."""
+    stopped: str = ""
+
+
+def run_lobby(
+    bot: Bot | Callable[[], Bot],
+    address: str,
+    token: str,
+    *,
+    max_games: int = 1,
+    ladders: tuple[str, ...] = (),
+    games: int | None = None,
+    stop: threading.Event | None = None,
+    name: str | None = None,
+    version: str | None = None,
+    backoff_s: float = 0.5,
+    max_backoff_s: float = 30.0,
+    max_failures: int | None = 12,
+    connect_timeout_s: float = 10.0,
+    log: Callable[[str], None] | None = None,
+) -> LobbyRun:
+    """Wait in the lobby at ``address`` with a bot token and play every match assigned.
+
+    ``bot``: one bot object shared by every game (its ``choose`` may then run in several
+    threads at once), or a factory called once per game. Up to ``max_games`` games are
+    played at once, each on its own ``Play`` stream to the address ``MatchAssigned``
+    names. The lobby stream gets a ``Heartbeat`` at the interval the server's
+    ``Welcome`` asks for.
+
+    **Reconnect rule.** When the stream breaks (server restart, network), the bot
+    reconnects after an exponential back-off with full jitter: a random wait in
+    ``[d/2, d]``, ``d = min(max_backoff_s, backoff_s * 2^n)`` after the n-th failure in a
+    row (reset by a Welcome), so that a fleet of bots does not reconnect in lock step.
+    After ``max_failures`` failures in a row (None: never) it gives up with
+    :class:`SdkError`. UNAUTHENTICATED (unknown or revoked token), INVALID_ARGUMENT and
+    ABORTED (another connection of this bot took over) are raised at once: retrying
+    cannot fix them. Games already running continue on
+    their own streams while the lobby reconnects.
+
+    Returns when ``games`` games are over, or ``stop`` is set (games in progress finish).
+    """
+    say = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    halt = stop or threading.Event()
+    out = LobbyRun()
+    lock = threading.Lock()
+    started = time.monotonic()
+    pool = ThreadPoolExecutor(max_workers=max(1, max_games), thread_name_prefix="lobby-game")
+    pending: list[Future[None]] = []
+
+    def play(assigned: lpb.MatchAssigned) -> None:
+        player = bot if hasattr(bot, "choose") else bot()  # or a factory
+        try:
+            result = run(player, assigned.address, assigned.credential, name=name, version=version)
+        except Exception as exc:  # one game's failure (the bot's or the stream's) ends only it
+            with lock:
+                out.failed.append((assigned.match_id, f"{type(exc).__name__}: {exc}"))
+        else:
+            with lock:
+                out.results.append(result)
+        with lock:
+            finished = len(out.results) + len(out.failed)
+        if games is not None and finished >= games:
+            halt.set()
+
+    failures = 0
+    try:
+        while not halt.is_set():
+            before = out.connections
+            try:
+                _lobby_session(
+                    address,
+                    token,
+                    max_games,
+                    ladders,
+                    name or str(getattr(bot, "name", "")),
+                    version or str(getattr(bot, "version", "")),
+                    connect_timeout_s,
+                    halt,
+                    out,
+                    started,
+                    lambda a: pending.append(pool.submit(play, a)),
+                    games,
+                    say,
+                )
+            except SdkError as exc:
+                if exc.code in FATAL_LOBBY_CODES:
+                    raise
+                if not halt.is_set():
+                    say(f"lobby: {exc}")
+            if halt.is_set():
+                break
+            failures = 0 if out.connections > before else failures + 1
+            if max_failures is not None and failures >= max_failures:
+                raise SdkError("UNAVAILABLE", f"no lobby at {address} after {failures} attempts")
+            delay = min(max_backoff_s, backoff_s * 2 ** max(0, failures - 1))
+            wait = random.uniform(delay / 2, delay)
+            say(f"lobby: reconnecting in {wait:.1f} s")
+            halt.wait(wait)
+        out.stopped = "stopped" if stop is not None and stop.is_set() else "games played"
+    finally:
+        halt.set()
+        for f in pending:
+            f.result()
+        pool.shutdown(wait=True)
+    return out
+
+
+def _lobby_session(
+    address: str,
+    token: str,
+    max_games: int,
+    ladders: tuple[str, ...],
+    name: str,
+    version: str,
+    connect_timeout_s: float,
+    halt: threading.Event,
+    out: LobbyRun,
+    started: float,
+    start_game: Callable[[lpb.MatchAssigned], None],
+    games: int | None,
+    say: Callable[[str], None],
+) -> None:
+    """One Lobby stream until it ends (a broken one raises :class:`SdkError`)."""
+    channel = grpc.insecure_channel(address)
+    outgoing: queue.SimpleQueue[lpb.LobbyRequest | None] = queue.SimpleQueue()
+    interval = [5.0]
+
+    def requests() -> Iterator[lpb.LobbyRequest]:
+        yield lpb.LobbyRequest(
+            hello=lpb.Hello(
+                token=token,
+                ladders=list(ladders),
+                max_games=max_games,
+                bot_name=name,
+                bot_version=version,
+            )
+        )
+        while not halt.is_set():
+            try:
+                item = outgoing.get(timeout=interval[0])
+            except queue.Empty:
+                item = lpb.LobbyRequest(heartbeat=lpb.Heartbeat(sent_at_ms=int(time.time() * 1000)))
+            if item is None:
+                return
+            yield item
+
+    def watch_halt() -> None:
+        halt.wait()
+        outgoing.put(None)
+        call.cancel()
+
+    try:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=connect_timeout_s)
+        except grpc.FutureTimeoutError:
+            raise SdkError("UNAVAILABLE", f"cannot connect to {address}") from None
+        call = lpb_grpc.LobbyServiceStub(channel).Lobby(requests())
+        threading.Thread(target=watch_halt, daemon=True).start()
+        for response in call:
+            kind = response.WhichOneof("message")
+            if kind == "welcome":
+                out.connections += 1
+                interval[0] = max(0.05, response.welcome.heartbeat_interval_ms / 1000 or 5.0)
+                say(
+                    f"lobby: {response.welcome.bot} online for "
+                    f"{', '.join(response.welcome.ladders)} ({response.welcome.max_games} at once)"
+                )
+            elif kind == "match_assigned":
+                out.assigned += 1
+                if out.first_assigned_s is None:
+                    out.first_assigned_s = time.monotonic() - started
+                if games is None or out.assigned <= games:
+                    start_game(response.match_assigned)
+            elif kind == "error":
+                say(f"lobby: {response.error.message}")
+    except grpc.RpcError as exc:
+        if not halt.is_set():
+            raise SdkError(exc.code().name, exc.details() or "") from None
+    finally:
+        outgoing.put(None)
+        channel.close()
+
+
 def add_connection_args(parser: argparse.ArgumentParser) -> None:
     """Add ``--address`` and ``--credential`` (defaults from the environment)."""
     parser.add_argument(
@@ -300,6 +511,22 @@ def add_connection_args(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get(CREDENTIAL_ENV),
         help=f"seat credential (default: ${CREDENTIAL_ENV})",
     )
+    parser.add_argument(
+        "--lobby",
+        default=os.environ.get(LOBBY_ENV),
+        help=f"lobby mode: wait for ladder matches at HOST:PORT (default: ${LOBBY_ENV})",
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get(TOKEN_ENV),
+        help=f"the bot token of lobby mode (default: ${TOKEN_ENV})",
+    )
+    parser.add_argument(
+        "--max-games", type=int, default=1, help="lobby mode: games at once (default 1)"
+    )
+    parser.add_argument(
+        "--games", type=int, default=None, help="lobby mode: exit after N games (default: never)"
+    )
 
 
 def main(bot: Bot, argv: list[str] | None = None) -> None:
@@ -311,7 +538,19 @@ def main(bot: Bot, argv: list[str] | None = None) -> None:
 
 
 def serve(bot: Bot, args: argparse.Namespace) -> None:
-    """Play with parsed connection flags; errors print one line and exit with status 1."""
+    """Play with parsed connection flags; errors print one line and exit with status 1.
+    With ``--lobby`` (or ``$MENAGERIE_LOBBY``) it waits in the lobby instead
+    (:func:`run_lobby`)."""
+    if getattr(args, "lobby", None):
+        if not args.token:
+            print(f"error: lobby mode needs --token (or ${TOKEN_ENV})", file=sys.stderr)
+            raise SystemExit(2)
+        try:
+            run_lobby(bot, args.lobby, args.token, max_games=args.max_games, games=args.games)
+        except SdkError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
+        return
     if not args.address or not args.credential:
         print(
             f"error: --address and --credential (or ${ADDRESS_ENV}/${CREDENTIAL_ENV}) are needed",
@@ -329,10 +568,12 @@ __all__ = [
     "Clock",
     "GameResult",
     "LegalMove",
+    "LobbyRun",
     "MatchInfo",
     "SdkError",
     "add_connection_args",
     "main",
     "run",
+    "run_lobby",
     "serve",
 ]

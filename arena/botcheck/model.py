@@ -18,6 +18,14 @@ CHECKS: dict[str, str] = {
 }
 """Check id -> short title, in report order."""
 
+LOBBY_CHECKS: dict[str, str] = {
+    "lobby_connect": "lobby: online with its token",
+    "lobby_games": "lobby: plays its matches",
+    "lobby_reconnect": "lobby: reconnects",
+    "lobby_revoke": "lobby: stops when revoked",
+}
+"""The checks of ``arena bot check --lobby`` (:mod:`arena.botcheck.lobby`), in order."""
+
 MAX_FAILURES = 3
 """Failures (late or illegal moves) in one game after which the kit stops the program."""
 
@@ -116,7 +124,7 @@ class CheckResult:
 
     @property
     def title(self) -> str:
-        return CHECKS[self.check]
+        return CHECKS.get(self.check) or LOBBY_CHECKS[self.check]
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -60,7 +60,7 @@ def _root(
 
 
 bench_app = typer.Typer(
-    help="Benchmarks (engine, grpc, arena, strength, ladder); --json for machines."
+    help="Benchmarks (engine, grpc, arena, strength, ladder, ratings, lobby); --json for machines."
 )
 bot_app = typer.Typer(help="Tools for bot authors (`arena bot check COMMAND`).")
 ladder_app = typer.Typer(
@@ -82,6 +82,7 @@ bench_app.command("grpc")(bench.bench_grpc_cmd)
 bench_app.command("server")(bench.bench_server_cmd)
 bench_app.command("strength")(bench.bench_strength_cmd)
 bench_app.command("ladder")(bench.bench_ladder_cmd)
+bench_app.command("lobby")(bench.bench_lobby_cmd)
 bench_app.command("ratings")(bench.bench_ratings_cmd)
 bench_app.command("sandbox")(bench.bench_sandbox_cmd)
 app.command("replay")(replay.replay_cmd)
@@ -99,6 +100,8 @@ ladder_app.command("retire")(ladder.retire_cmd)
 ladder_app.command("standings")(ladder.standings_cmd)
 ladder_app.command("history")(ladder.history_cmd)
 ladder_app.command("run")(ladder.run_cmd)
+ladder_app.command("token")(ladder.token_cmd)
+ladder_app.command("revoke")(ladder.revoke_cmd)
 match_app = typer.Typer(
     help="Create, inspect and join a game server's matches.", no_args_is_help=True
 )

@@ -156,6 +156,21 @@ def bench_ladder_cmd(
         print_report(report)
 
 
+def bench_lobby_cmd(
+    trials: Annotated[int, typer.Option("--trials", help="Bot connects to time.", min=1)] = 20,
+    game: Annotated[str, typer.Option("--game", help="The ladder's game.")] = "dziobaki",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Lobby: assignment latency, a remote bot's token connect to its first MatchAssigned."""
+    from arena.bench.lobby import bench_lobby, print_report
+
+    report = bench_lobby(trials, game)
+    if as_json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_report(report)
+
+
 @user_errors
 def bench_ratings_cmd(
     reps: Annotated[int, typer.Option("--reps", help="Replications per row.")] = 200,

@@ -9,6 +9,7 @@ ladder when a bot name is on several.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import sys
@@ -143,14 +144,22 @@ def create_cmd(
 def submit_cmd(
     ladder: Annotated[str, typer.Argument(help="The ladder.")],
     path_or_spec: Annotated[
-        str,
+        str | None,
         typer.Argument(
             help="A bot spec (random, greedy, ismcts:..., py:module:Class, cmd:...) or a "
-            "folder/file with the bot's program (packed into an archive).",
+            "folder/file with the bot's program (packed into an archive); none with --remote.",
             metavar="PATH_OR_SPEC",
         ),
-    ],
-    name: Annotated[str, typer.Option("--name", help="The bot's name on the ladder.")],
+    ] = None,
+    name: Annotated[str, typer.Option("--name", help="The bot's name on the ladder.")] = "",
+    remote: Annotated[
+        bool,
+        typer.Option(
+            "--remote",
+            help="A remote bot: it runs on its author's machine and connects to the lobby "
+            "with a token (arena ladder token BOT); no program is submitted.",
+        ),
+    ] = False,
     owner: Annotated[str | None, typer.Option("--owner", help="Who submits it.")] = None,
     cmd: Annotated[
         str | None,
@@ -178,7 +187,27 @@ def submit_cmd(
     from arena.ladder.validation import validate_version
     from arena.match.specs import check_spec
 
+    if not name:
+        raise LadderError("give the bot's name with --name")
     _checked_name(name, "bot name")
+    if remote:
+        if path_or_spec is not None or cmd is not None:
+            raise LadderError("a --remote bot runs on its author's machine: give no program")
+        with open_store(db) as store:
+            info = store.add_version(
+                ladder,
+                name,
+                owner=owner,
+                kind="remote",
+                version=version,
+                replaces_previous=not keep_previous,
+                status="active",
+            )
+        print(f"submitted {info.label} to ladder {ladder}: a remote bot, active")
+        print(f"give it a token with: arena ladder token {name} --ladder {ladder}")
+        return
+    if path_or_spec is None:
+        raise LadderError("give a bot spec or a folder with its program (or --remote)")
     with open_store(db) as store:
         store.ladder(ladder)  # UnknownLadder before anything is packed
         archives = Archives(home)
@@ -263,6 +292,63 @@ def retire_cmd(
             print(f"{bot}: nothing to retire (already retired)")
             return
         print(f"retired {', '.join(changed)}")
+
+
+# ---------------------------------------------------------------------------
+# remote bots: tokens
+# ---------------------------------------------------------------------------
+
+
+@user_errors
+def token_cmd(
+    bot: Annotated[str, typer.Argument(help="The bot (its name; tokens are per bot).")],
+    ladder: LadderOpt = None,
+    list_only: Annotated[
+        bool, typer.Option("--list", help="List the bot's tokens (ids, live or revoked).")
+    ] = False,
+    db: Db = None,
+) -> None:
+    """Issue a lobby token for a remote bot (printed once, stored only as a hash)."""
+    from arena.ladder.tokens import Tokens
+
+    with open_store(db) as store:
+        version = find_versions(store, bot, ladder)[0]
+        tokens = Tokens(store)
+        if list_only:
+            for t in tokens.listing(version.ladder, version.bot):
+                state = "live" if t.live else f"revoked {t.revoked_at:%Y-%m-%d %H:%M:%S}"
+                print(f"token {t.id}: created {t.created_at:%Y-%m-%d %H:%M:%S}, {state}")
+            return
+        info, token = tokens.issue(version.ladder, version.bot)
+    warn(
+        f"token {info.id} of bot {info.bot} on ladder {info.ladder}; it is shown only now "
+        "(the database keeps its hash): keep it secret"
+    )
+    print(token)
+
+
+@user_errors
+def revoke_cmd(
+    bot: Annotated[str, typer.Argument(help="The bot whose token(s) to revoke.")],
+    token_id: Annotated[
+        int | None, typer.Option("--token-id", help="The token to revoke (see token --list).")
+    ] = None,
+    all_tokens: Annotated[bool, typer.Option("--all", help="Revoke every live token.")] = False,
+    ladder: LadderOpt = None,
+    db: Db = None,
+) -> None:
+    """Revoke a bot's lobby token(s): refused from now on, and its stream is closed."""
+    from arena.ladder.tokens import Tokens
+
+    if (token_id is None) == (not all_tokens):
+        raise LadderError("give --token-id ID or --all")
+    with open_store(db) as store:
+        version = find_versions(store, bot, ladder)[0]
+        ids = Tokens(store).revoke(version.ladder, version.bot, token_id)
+    if not ids:
+        print(f"{version.bot}: no live token to revoke")
+        return
+    print(f"revoked token(s) {', '.join(map(str, ids))} of bot {version.bot}")
 
 
 # ---------------------------------------------------------------------------
@@ -352,6 +438,8 @@ def status_cmd(
                 "reason": v.reason,
                 "program": v.spec
                 if v.spec is not None
+                else "remote (connects to the lobby with a token)"
+                if v.kind == "remote"
                 else f"archive {v.archive_sha256}, entry {v.entry!r}",
                 "mu": round(r.mu, 4) if r else None,
                 "sigma": round(r.sigma, 4) if r else None,
@@ -524,10 +612,40 @@ def run_cmd(
         str, typer.Option("--experiment", help="MLflow experiment.")
     ] = "menagerie-ladder",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No standings at the end.")] = False,
+    serve: Annotated[
+        str | None,
+        typer.Option(
+            "--serve",
+            help="HOST:PORT: host the lobby (and a game server) here, so remote bots play.",
+        ),
+    ] = None,
+    game_server: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--game-server",
+            help="Place remote matches on this `arena serve` (repeat; least-loaded first).",
+        ),
+    ] = None,
+    admin_token: Annotated[
+        str | None,
+        typer.Option(
+            "--admin-token",
+            envvar="MENAGERIE_ADMIN_TOKEN",
+            help="The game servers' admin token (for --game-server).",
+        ),
+    ] = None,
+    advertise: Annotated[
+        str | None,
+        typer.Option("--advertise", help="The address bots are told for --serve's server."),
+    ] = None,
     db: Db = None,
     home: Home = None,
 ) -> None:
     """Run the ladder: match, play, record and rate continuously (one runner per ladder).
+
+    With --serve HOST:PORT remote bots connect there (the lobby) with their tokens and
+    are matched with the hosted ones; their matches are placed on the runner's own game
+    server, or on the --game-server processes (least-loaded).
 
     Ctrl-C (or SIGTERM) stops cleanly: the matches in flight finish and are counted;
     a second Ctrl-C puts them back in the queue instead. Either way the lease is released.
@@ -549,8 +667,25 @@ def run_cmd(
         tracking_uri=tracking_uri,
         experiment=experiment,
     )
-    with open_store(db) as store:
-        runner = LadderRunner(store, ladder, home=home, config=config)
+    if serve is None and (game_server or advertise):
+        raise LadderError("--game-server and --advertise need --serve HOST:PORT")
+    with open_store(db) as store, contextlib.ExitStack() as stack:
+        remote = None
+        if serve is not None:
+            from arena.ladder.remote import LobbySettings, host_lobby
+
+            settings = LobbySettings(
+                serve,
+                tuple(game_server or ()),
+                admin_token or "",
+                advertise or "",
+            )
+            store.ladder(ladder)  # UnknownLadder before the server starts
+            hosted = stack.enter_context(host_lobby(store, [ladder], settings, warn))
+            remote = hosted.matches
+            placed = ", ".join(s.address for s in remote.pool.servers)
+            warn(f"lobby at {hosted.address}; remote matches are placed on {placed}")
+        runner = LadderRunner(store, ladder, home=home, config=config, remote=remote)
         signals = {"count": 0}
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:

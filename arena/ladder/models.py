@@ -288,3 +288,23 @@ class Lease(Base):
     """A fresh random token per acquisition: matches started under it carry it."""
     acquired_at: Mapped[datetime] = mapped_column()
     expires_at: Mapped[datetime] = mapped_column()
+
+
+class BotToken(Base):
+    """A remote bot's lobby token, stored only as its hash (``arena.ladder.tokens``).
+
+    A bot may hold several live tokens (rotation: issue a new one, move the bot to it,
+    revoke the old one); a revoked token stays as a row so its id keeps meaning the same.
+    """
+
+    __tablename__ = "bot_tokens"
+    __table_args__ = (Index("ix_bot_tokens_bot", "bot_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
+    """The bot (on its ladder) the token authenticates; its active remote versions play."""
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    """Hex sha256 of the token: the token itself is printed once and never stored."""
+    created_at: Mapped[datetime] = mapped_column()
+    revoked_at: Mapped[datetime | None] = mapped_column()
+    """When it was revoked (None: live)."""

@@ -22,6 +22,10 @@ One runner drives a ladder at a time. :meth:`LadderRunner.run`:
    to the ladder's records file (a :class:`~arena.tournament.journal.Journal`: written,
    fsynced, exactly one line per game id) and only then commit its result
    (:meth:`~arena.ladder.store.LadderStore.commit_result` under the lease, exactly once).
+   With a lobby (``--serve``), remote versions are picked only while their bot is online
+   with a free slot, and a match with a remote seat is played on a game server by
+   :class:`arena.ladder.remote.RemoteMatches`; its record comes back to the same journal
+   and commit.
 
 **Exactly once.** A game's id names the match and the attempt (``<ladder>-m<id>-a<n>``),
 so a replayed match never reuses a record. A runner killed anywhere leaves each of its
@@ -46,6 +50,7 @@ import hashlib
 import json
 import math
 import os
+import queue
 import socket
 import sys
 import threading
@@ -59,6 +64,7 @@ from arena.ladder.errors import LadderError, LeaseHeld, LeaseLost, StatusError
 from arena.ladder.hosting import LadderFiles, game_id, hosted_spec, record_location
 from arena.ladder.matchmaking import Candidate, MatchmakingSettings, pick_group
 from arena.ladder.rating import FORFEIT_KINDS, Outcome, outcome_of
+from arena.ladder.remote import RemoteMatches
 from arena.ladder.store import RECENT_SETS, LadderStore
 from arena.ladder.submission import Archives
 from arena.ladder.tracking import EXPERIMENT, LadderTracker
@@ -233,8 +239,12 @@ class LadderRunner:
         config: RunnerConfig | None = None,
         log: Callable[[str], None] | None = None,
         on_commit: Callable[[int], None] | None = None,
+        remote: RemoteMatches | None = None,
     ) -> None:
         self.store = store
+        self.remote = remote
+        """Plays the matches with remote seats (``--serve``); None: remote versions are
+        never scheduled."""
         self.name = ladder
         self.config = config or RunnerConfig()
         self.archives = Archives(home)
@@ -337,6 +347,8 @@ class LadderRunner:
             f"{self.holder} holds the lease (renewed every {self.config.lease_ttl_s / 3:g} s)"
         )
         self.files.folder.mkdir(parents=True, exist_ok=True)
+        if self.remote is not None:
+            self.remote.halt.clear()  # the lobby may outlive a runner (tests, bot check)
         self._recover()
         counts = self.store.match_counts(self.name)
         self._picks, self._done = counts["sets"], counts["done"]
@@ -410,12 +422,29 @@ class LadderRunner:
                 self.summary.play_seconds += time.perf_counter() - started
                 if self._starved and not self.stopping:
                     k = self.ladder.players
+                    if self.remote is not None:  # remote bots may come, or free a slot
+                        self.remote.wait(cfg.idle_s)
+                        self._on_idle(wait=True)
+                        continue
                     if cfg.games is not None:
                         self.summary.stopped = f"fewer than {k} active bots to match"
                         break
                     self._stop.wait(cfg.idle_s)
+            if self.remote is not None:
+                self._finish_remote()
         if not self.summary.stopped:
             self.summary.stopped = f"{self.summary.counted} matches played"
+
+    def _finish_remote(self) -> None:
+        """The remote matches in flight finish and are committed. On a stop, those still
+        waiting for a remote bot's slot are given back (re-queued by ``_finish``); at the
+        end of ``games`` they are waited for too."""
+        assert self.remote is not None
+        if self.stopping:
+            self.remote.halt.set()
+        while not self.remote.join(0.2):
+            self._on_idle()
+        self._on_idle(wait=True)
 
     @contextlib.contextmanager
     def _player(self) -> Iterator[Callable[[Iterator[ScheduledGame]], None]]:
@@ -471,7 +500,11 @@ class LadderRunner:
                 if not self._buffer:
                     self._starved = True
                     return
-            yield self._dispatch(self._buffer.popleft())
+            match = self._buffer.popleft()
+            if any(self._version(v).kind == "remote" for v in match.seats):
+                self._dispatch_remote(match)
+                continue
+            yield self._dispatch(match)
 
     def _fill(self, want: int) -> None:
         """Claim ``want`` matches: queued ones first (left by an earlier run or pick),
@@ -519,9 +552,13 @@ class LadderRunner:
                 placement_games=lad.placement_games, beta=lad.rating.beta, sigma0=lad.rating.sigma
             )
             picked: list[tuple[tuple[int, ...], int]] = []
+            eligible = {v: c for v, c in field.items() if self._schedulable(v)}
+            """The field without the remote bots that are offline or have no slot free."""
+            queued: collections.Counter[int] = collections.Counter()
+            """Games picked for each version in this call (remote bots' slots)."""
             for n in range(self._picks, self._picks + sets):
                 group = pick_group(
-                    list(field.values()),
+                    list(eligible.values()),
                     k,
                     seed=derive(self.name, "pick", n),
                     recent=recent[-RECENT_SETS:],
@@ -531,7 +568,10 @@ class LadderRunner:
                     break
                 picked.append((group, derive(self.name, "game", n)))
                 for v in group:
-                    field[v] = dataclasses.replace(field[v], games=field[v].games + k)
+                    field[v] = eligible[v] = dataclasses.replace(field[v], games=field[v].games + k)
+                    queued[v] += k
+                    if not self._schedulable(v, queued[v]):
+                        del eligible[v]  # a remote bot whose slots these picks fill
                 recent.append(group)
             del recent[: max(0, len(recent) - RECENT_SETS)]
             if not picked:
@@ -552,8 +592,25 @@ class LadderRunner:
         if version_id not in self._versions:
             version = self.store.version_by_id(version_id)
             self._versions[version_id] = version
-            self._specs[version_id] = hosted_spec(version, self.archives)
+            remote = version.kind == "remote"
+            self._specs[version_id] = "remote" if remote else hosted_spec(version, self.archives)
         return self._versions[version_id]
+
+    def _schedulable(self, version_id: int, picked: int = 0) -> bool:
+        """Hosted versions always; a remote one only while its bot is online with a slot
+        to spare beyond the ``picked`` games just picked for it."""
+        version = self._version(version_id)
+        if version.kind != "remote":
+            return True
+        return self.remote is not None and self.remote.schedulable(version, picked)
+
+    def _dispatch_remote(self, match: MatchInfo) -> None:
+        """A match with a remote seat plays on a game server (:mod:`arena.ladder.remote`)."""
+        game = self._dispatch(match)
+        if self.remote is None:
+            self._void(game.game_id, "it has a remote seat and the runner has no lobby (--serve)")
+            return
+        self.remote.submit(self.ladder, game, [self._version(v) for v in match.seats])
 
     def _dispatch(self, match: MatchInfo) -> ScheduledGame:
         gid = game_id(self.name, match.id, match.attempts)
@@ -577,13 +634,16 @@ class LadderRunner:
     def _on_result(self, res: BatchResult) -> None:
         """A batch came back: its records go to the records file (committed once durable);
         a game that could not be played voids its match."""
-        assert self._journal is not None
         self._sizer.observe(res)
+        self._record(res)
+        self._on_idle()
+
+    def _record(self, res: BatchResult) -> None:
+        assert self._journal is not None
         if res.lines:
             self._journal.append_async(res.lines, res)
         for gid, why in res.errors:
             self._void(gid, f"the game could not be played: {why}")
-        self._on_idle()
 
     def _on_lost(self, batch: list[ScheduledGame], reason: str) -> None:
         for game in batch:
@@ -603,6 +663,11 @@ class LadderRunner:
     def _on_idle(self, wait: bool = False) -> None:
         """Commit the results whose records are durable now (``wait``: all of them)."""
         assert self._journal is not None
+        while self.remote is not None:  # remote matches' results (their own threads)
+            try:
+                self._record(self.remote.results.get_nowait())
+            except queue.Empty:
+                break
         durable = [
             (gid, line, summary)
             for res, _accepted in self._journal.completed(wait)
@@ -743,6 +808,8 @@ class LadderRunner:
     def _finish(self) -> None:
         """Give back what is in flight, write the standings, finish MLflow, release."""
         summary = self.summary
+        if self.remote is not None:
+            self.remote.halt.set()
         try:
             if self.lease is not None:
                 leftover = [m.id for m in self._in_flight.values()] + [m.id for m in self._buffer]

@@ -24,6 +24,7 @@ TABLES = {
     "ladders",
     "bots",
     "bot_versions",
+    "bot_tokens",
     "matches",
     "ratings",
     "rating_history",
