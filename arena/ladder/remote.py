@@ -62,6 +62,8 @@ from arena.ladder.store import LadderStore
 from arena.ladder.tokens import Tokens
 from arena.ladder.views import LadderInfo, VersionInfo
 from arena.match.records import dumps_line
+from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
+from arena.server.lobby import SERVICE as LOBBY_SERVICE
 from arena.server.lobby import Assignment, Lobby, LobbyIdentity, LobbyRefused
 from arena.tournament.ratings import GameSummary
 from arena.tournament.ray_runner import BatchResult
@@ -206,6 +208,8 @@ class RemoteMatches:
     ) -> None:
         self.lobby = lobby
         self.pool = pool
+        self.sandbox: SandboxLimits = DEFAULT_LIMITS
+        """Limits of the sandbox hosted programs run in (the runner sets its own)."""
         self.offline_wait_s = offline_wait_s
         self.max_match_s = max_match_s
         self.log = log_line or log.info
@@ -372,7 +376,7 @@ class RemoteMatches:
                 )
                 if not sent:
                     self.log(f"warning: {job.versions[seat]} went offline before its match")
-            hosted = _HostedSeats(slot.address, created.match_id, ladder.game)
+            hosted = _HostedSeats(slot.address, created.match_id, ladder.game, self.sandbox)
             try:
                 for seat, spec in enumerate(game.specs):
                     if seat in job.remote:
@@ -432,27 +436,47 @@ def _quiet_client_class() -> type[Any]:
 class _HostedSeats:
     """The hosted seats of a remote match, played as clients of its game server."""
 
-    def __init__(self, address: str, match_id: str, game: str) -> None:
+    def __init__(self, address: str, match_id: str, game: str, limits: SandboxLimits) -> None:
         self.address = address
         self.match_id = match_id
         self.game = game
+        self.limits = limits
+        self.relays: list[Any] = []
+        """Unix-socket relays to the game server, one per sandboxed program."""
         self.processes: list[Any] = []
         self.threads: list[threading.Thread] = []
         self.errors: list[tuple[int, str]] = []
 
     def start_program(self, seat: int, spec: str, credential: str) -> None:
+        """A hosted program as a client of the match, in the sandbox (as every ``cmd:``
+        bot): it has no network, so it reaches the game server through a Unix-socket
+        relay (:class:`arena.sandbox.relay.UnixRelay`)."""
         from arena.match.cmdbots import BotProcess
-        from arena.match.specs import command_argv
+        from arena.match.specs import resolve_command
+        from arena.sandbox import Launch, resolve_paths, sandbox_for, socket_path
+        from arena.sandbox.relay import UnixRelay
 
-        env = dict(os.environ)
-        env.update(
-            MENAGERIE_ADDRESS=self.address,
-            MENAGERIE_CREDENTIAL=credential,
-            MENAGERIE_SEAT=str(seat),
-            MENAGERIE_GAME=self.game,
-        )
-        argv = [*command_argv(spec), "--address", self.address, "--credential", credential]
-        self.processes.append(BotProcess(seat, spec, argv, env))
+        argv = resolve_command(spec)
+        sandboxed = sandbox_for(self.limits)  # SandboxUnavailable unless allowed
+        address = self.address
+        if sandboxed:
+            path = socket_path()
+            assert path is not None  # the sandbox is usable
+            relay = UnixRelay(path, self.address)
+            self.relays.append(relay)
+            address = relay.address
+        env = {
+            "MENAGERIE_ADDRESS": address,
+            "MENAGERIE_CREDENTIAL": credential,
+            "MENAGERIE_SEAT": str(seat),
+            "MENAGERIE_GAME": self.game,
+        }
+        full = [*argv, "--address", address, "--credential", credential]
+        if sandboxed:
+            launch = Launch.prepare(resolve_paths(full), env, self.limits)
+            self.processes.append(BotProcess(seat, spec, full, {}, launch))
+        else:
+            self.processes.append(BotProcess(seat, spec, full, {**os.environ, **env}))
 
     def start_in_process(self, seat: int, spec: str, name: str, credential: str) -> None:
         from arena.match.specs import make_bot
@@ -482,6 +506,8 @@ class _HostedSeats:
             p.reap()
         for t in self.threads:
             t.join(max(0.1, deadline - time.monotonic()))
+        for relay in self.relays:
+            relay.close()
 
     def add_events(self, record: dict[str, Any]) -> None:
         """The programs' stderr tails and the in-process clients' errors, as events."""
@@ -573,7 +599,7 @@ def host_lobby(
     )
     own_token = settings.admin_token or secrets.token_hex(16)
     config = ServerConfig(admin_token=own_token, join_timeout_s=settings.join_timeout_s)
-    server = GameServer(config, extra_handlers=[lobby.handler()])
+    server = GameServer(config, extra_handlers=[lobby.handler()], reflect=[LOBBY_SERVICE])
     server.start(host, port)
     wildcard = host in ("0.0.0.0", "::", "")
     address = settings.advertise or f"{'127.0.0.1' if wildcard else host}:{server.port}"

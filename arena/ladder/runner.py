@@ -349,6 +349,7 @@ class LadderRunner:
         self.files.folder.mkdir(parents=True, exist_ok=True)
         if self.remote is not None:
             self.remote.halt.clear()  # the lobby may outlive a runner (tests, bot check)
+            self.remote.sandbox = self.config.sandbox
         self._recover()
         counts = self.store.match_counts(self.name)
         self._picks, self._done = counts["sets"], counts["done"]

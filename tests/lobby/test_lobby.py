@@ -339,3 +339,69 @@ def test_a_hosted_program_plays_a_remote_match_as_a_client(
         seat = [p["name"] for p in record["players"]].index("prog@1")
         incidents = [e for e in record.get("events", []) if e.get("seat") == seat]
         assert all(e["kind"] == "stderr" for e in incidents), incidents
+
+
+SNOOP = """import os, socket, sys
+seen = "secret seen" if "MENAGERIE_TEST_SECRET" in os.environ else "no secret"
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2).close()
+    net = "network open"
+except OSError:
+    net = "network closed"
+print(seen, net, file=sys.stderr, flush=True)
+sys.argv[1:2] = []
+from bots.random_client import main
+main()
+"""
+
+
+def test_a_hosted_program_in_a_remote_match_is_sandboxed(
+    store: LadderStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As every ``cmd:`` bot: a clean environment and no network; it reaches the remote
+    match's game server through a Unix-socket relay and plays."""
+    monkeypatch.setenv("MENAGERIE_TEST_SECRET", "hunter2")
+    script = tmp_path / "snoop.py"
+    script.write_text(SNOOP)
+    store.create_ladder(LADDER, "dziobaki", 2)
+    store.add_version(LADDER, REMOTE, kind="remote", status="active")
+    _info, token = Tokens(store).issue(LADDER, REMOTE)
+    with host_lobby(store, [LADDER], LobbySettings("127.0.0.1:0")) as host:
+        port = host.address.rpartition(":")[2]
+        store.add_version(LADDER, "prog", spec=f"cmd:python {script} {port}", status="active")
+        bot = python_bot(host.address, token, "--max-games", "2")
+        try:
+            assert host.lobby.wait_online(bot_key(LADDER, REMOTE), BOUND_S)
+            summary = run_ladder(store, tmp_path, host.matches, games=2)
+        finally:
+            err = stop(bot)
+    assert summary.counted == 2 and not summary.voided, err
+    for record in read_journal(LadderFiles.of(tmp_path, LADDER).records):
+        seat = [p["name"] for p in record["players"]].index("prog@1")
+        said = " ".join(e["reason"] for e in record["events"] if e.get("seat") == seat)
+        assert "no secret network closed" in said, said
+        assert not [e for e in record["events"] if e["kind"] == "forfeit"]
+
+
+def test_reflection_lists_the_lobby_beside_the_game_service(store: LadderStore) -> None:
+    """A bot author in another language finds both services by reflection."""
+    from grpc_reflection.v1alpha import reflection_pb2 as refl_pb2
+
+    remote_ladder(store)
+    with (
+        host_lobby(store, [LADDER], LobbySettings("127.0.0.1:0")) as host,
+        grpc.insecure_channel(host.address) as channel,
+    ):
+        method = channel.stream_stream(
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            request_serializer=refl_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=refl_pb2.ServerReflectionResponse.FromString,
+        )
+        requests = [
+            refl_pb2.ServerReflectionRequest(list_services=""),
+            refl_pb2.ServerReflectionRequest(file_containing_symbol="menagerie.v1.LobbyService"),
+        ]
+        services, described = method(iter(requests), timeout=BOUND_S)
+    names = {s.name for s in services.list_services_response.service}
+    assert {"menagerie.v1.LobbyService", "menagerie.v1.GameService"} <= names
+    assert described.file_descriptor_response.file_descriptor_proto
