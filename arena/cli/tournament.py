@@ -119,7 +119,9 @@ def tournament_cmd(
     The YAML keys (each also a flag; see examples/tournament.yaml): name, game, players,
     options, roster (a list of bot specs, or of {name, spec}), rounds, gauntlet, seed,
     workers, address, batch_size, move_ms, on_failure, tracking_uri, experiment,
-    tracking, out, leaderboard_every, sprt, until_separated.
+    tracking, out, leaderboard_every, sprt, until_separated, sandbox (the limits of the
+    cmd: bots' sandbox: address_space_mb, cpu_seconds, processes, open_files, file_size_mb,
+    disk_mb, allow_unsandboxed).
     """
     from arena.tournament.config import load_config, resume_config
     from arena.tournament.run import run_tournament
