@@ -228,33 +228,27 @@ class Hub:
     def list_page(self, size: int, token: str, status: int) -> tuple[list[Table], str]:
         """One page of ListMatches: up to ``size`` tables newest first (``status`` 0: any
         state), after the one ``token`` names; and the token of the next page ("" if
-        none). A token is the creation instant and id of the last table of a page, so a
-        page never repeats or skips a match when matches come or are forgotten meanwhile.
+        none). A token is the ``Table.order`` of the last table of a page, so a page never
+        repeats or skips a match when matches come or are forgotten meanwhile.
         O(tables log tables) a call: an admin call, over at most a few thousand tables."""
-        after: tuple[int, str] | None = None
-        if token:
-            created, dot, match_id = token.partition(".")
-            if not dot or not created.isdigit() or not match_id:
-                raise StreamError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    "page_token is not a token ListMatches returned",
-                )
-            after = (int(created), match_id)
+        if token and not (token.isascii() and token.isdigit()):
+            raise StreamError(
+                grpc.StatusCode.INVALID_ARGUMENT, "page_token is not a token ListMatches returned"
+            )
+        after = int(token) if token else None
         with self._lock:
             tables = list(self.tables.values())
-
-        def key(table: Table) -> tuple[int, str]:
-            return (table.created_ns, table.match_id)
-
         chosen = sorted(
-            (t for t in tables if not status or t.status == status), key=key, reverse=True
+            (
+                t
+                for t in tables
+                if (not status or t.status == status) and (after is None or t.order < after)
+            ),
+            key=lambda t: t.order,
+            reverse=True,
         )
-        if after is not None:
-            chosen = [t for t in chosen if key(t) < after]
         page = chosen[:size]
-        if len(chosen) <= size:
-            return page, ""
-        return page, "{}.{}".format(*key(page[-1]))
+        return page, str(page[-1].order) if len(chosen) > size else ""
 
     def running(self) -> list[Table]:
         with self._lock:

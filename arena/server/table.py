@@ -66,6 +66,10 @@ FINISHED = pb.MATCH_STATUS_FINISHED
 ABORTED = pb.MATCH_STATUS_ABORTED
 
 
+_CREATION_ORDER = itertools.count()
+"""Numbers the tables of this process in creation order (``Table.order``)."""
+
+
 class MatchAborted(Exception):
     """Raised from ``on_step`` to stop a match the server is aborting."""
 
@@ -107,7 +111,10 @@ class Table:
         self.names = list(names)
         self.created = time.monotonic()
         self.created_ns = time.time_ns()
-        """When the table was made, on the wall clock (ListMatches' ``created`` and order)."""
+        """When the table was made, on the wall clock (ListMatches' ``created``)."""
+        self.order = next(_CREATION_ORDER)
+        """Unique and increasing in creation order in this process: ListMatches' order and
+        page token (two tables may share a clock reading)."""
         self.status = WAITING
         self.record: dict[str, Any] | None = None
         self.abort_reason = ""
