@@ -2,8 +2,8 @@
 
 Host a match without writing gRPC code (``create``: the match id and one credential
 per seat), inspect it (``get``, ``list``), play a seat by hand (``join``), and hand a
-bot author in another language the wire contract (``proto --out DIR``). CreateMatch
-and GetMatch are admin calls: ``--admin-token`` or ``$MENAGERIE_ADMIN_TOKEN``. The
+bot author in another language the wire contract (``proto --out DIR``). CreateMatch,
+GetMatch and ListMatches are admin calls: ``--admin-token`` or ``$MENAGERIE_ADMIN_TOKEN``. The
 logic is in ``arena.client`` (and ``bots.human`` for ``join``).
 """
 

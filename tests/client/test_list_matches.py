@@ -106,9 +106,12 @@ def test_list_pages_newest_first_and_filters_by_status(tmp_path: Path) -> None:
     ],
 )
 def test_bad_list_requests_are_invalid_arguments(fields: dict[str, object], expected: str) -> None:
-    with admin_server() as server, Connection(server.address, TOKEN) as conn:
-        with pytest.raises(grpc.RpcError) as failed:
-            _list(conn, **fields)
+    with (
+        admin_server() as server,
+        Connection(server.address, TOKEN) as conn,
+        pytest.raises(grpc.RpcError) as failed,
+    ):
+        _list(conn, **fields)
     assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert expected in (failed.value.details() or "")
 
