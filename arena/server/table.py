@@ -317,7 +317,8 @@ class Table:
         return handback
 
     def on_step(self, state: State, player: int, action: Action) -> None:
-        """play_match's step hook: spectators get the public view; aborts stop the match."""
+        """play_match's step hook: watchers get their view (public, or a seat's); aborts
+        stop the match."""
         self.last_state = state
         if self._watchers:
             with self._lock:
