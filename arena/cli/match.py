@@ -2,8 +2,8 @@
 
 Host a match without writing gRPC code (``create``: the match id and one credential
 per seat), inspect it (``get``, ``list``), play a seat by hand (``join``), and hand a
-bot author in another language the wire contract (``proto --out DIR``). CreateMatch
-and GetMatch are admin calls: ``--admin-token`` or ``$MENAGERIE_ADMIN_TOKEN``. The
+bot author in another language the wire contract (``proto --out DIR``). CreateMatch,
+GetMatch and ListMatches are admin calls: ``--admin-token`` or ``$MENAGERIE_ADMIN_TOKEN``. The
 logic is in ``arena.client`` (and ``bots.human`` for ``join``).
 """
 
@@ -13,16 +13,13 @@ import json
 import secrets
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from arena.cli.common import parse_options, user_errors
 from arena.client.connection import ADMIN_TOKEN_ENV
 from arena.errors import UserError
-
-if TYPE_CHECKING:
-    from arena.client.matches import MatchStatus
 
 ADDRESS_HELP = "The game server, HOST:PORT (as `arena serve` printed it)."
 TOKEN_HELP = f"The server's admin token (default: ${ADMIN_TOKEN_ENV})."
@@ -128,40 +125,43 @@ def list_cmd(
     address: Annotated[str, typer.Argument(help=ADDRESS_HELP)],
     match_ids: Annotated[
         list[str] | None,
-        typer.Argument(help="Match ids (default: the latest ones created from this machine)."),
+        typer.Argument(help="Match ids (default: the server's latest matches)."),
     ] = None,
     admin_token: AdminToken = None,
+    limit: Annotated[
+        int, typer.Option("--limit", help="List at most this many matches (newest first).")
+    ] = 50,
+    status: Annotated[
+        str | None,
+        typer.Option("--status", help="Only matches waiting | running | finished | aborted."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """The status of matches on a game server: the ids given, or the latest matches
-    created from this machine with `arena match create` (the server itself has no call
-    that lists its matches)."""
+    """The matches of a game server, newest first (ListMatches): id, status, game,
+    creation time, players. With ids: the status of those matches. A server without
+    ListMatches (older than it): the matches created from this machine with `arena
+    match create`."""
     from arena.client.connection import Connection
-    from arena.client.matches import LIST_LIMIT, created_here, history_path, list_matches
+    from arena.client.matches import history_path, list_matches
 
     with Connection(address, admin_token) as conn:
-        statuses = list_matches(conn, match_ids or [])
-    remembered = {e["match_id"]: str(e.get("game", "")) for e in created_here(address)}
-
-    def game_of(s: MatchStatus) -> str:
-        return str(s.record.get("game", "")) if s.record else remembered.get(s.match_id, "")
-
+        listing = list_matches(conn, match_ids or [], limit=limit, status=status)
     if as_json:
-        rows = [
-            {"match_id": s.match_id, "status": s.status, "reason": s.reason,
-             "game": game_of(s)}
-            for s in statuses
-        ]  # fmt: skip
-        print(json.dumps(rows, indent=1))
+        print(json.dumps([m.to_json() for m in listing.matches], indent=1))
         return
-    if not statuses:
-        print(f"no matches created on {address} from here (remembered in {history_path()})")
+    if listing.from_history:
+        print(
+            f"{address} cannot list its matches (no ListMatches): the latest {limit} at most "
+            f"of those created there from here (remembered in {history_path()}):"
+        )
+    if not listing.matches:
+        print(f"no matches on {address}" + (f" with status {status}" if status else ""))
         return
-    if not match_ids:
-        print(f"the latest {LIST_LIMIT} at most of the matches created on {address} from here:")
-    for s in statuses:
-        reason = f"  ({s.reason})" if s.reason else ""
-        print(f"  {s.match_id}  {s.status:<9} {game_of(s)}{reason}")
+    for m in listing.matches:
+        reason = f"  ({m.reason})" if m.reason else ""
+        print(
+            f"  {m.match_id}  {m.status:<9} {m.game}  {m.created}  {', '.join(m.players)}{reason}"
+        )
 
 
 @user_errors

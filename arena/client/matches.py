@@ -1,14 +1,15 @@
-"""CreateMatch and GetMatch for people and scripts, and the list of matches created here.
+"""CreateMatch, GetMatch and ListMatches for people and scripts.
 
-The server has no RPC that lists its matches (``menagerie.v1`` has CreateMatch and
-GetMatch only), so ``arena match list`` shows the matches created from this machine:
-:func:`create_match` appends one line per match (address, id, game; never a
-credential) to :func:`history_path`, and :func:`list_matches` asks the server for the
-status of the last :data:`LIST_LIMIT` of them.
+:func:`list_matches` pages through the server's ``ListMatches`` (newest first). A server
+older than that RPC answers UNIMPLEMENTED; then the list is the matches created from
+this machine: :func:`create_match` appends one line per match (address, id, game; never
+a credential) to :func:`history_path`, and the server is asked for the status of the
+last :data:`LIST_LIMIT` of them (one GetMatch each).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -27,7 +28,13 @@ HISTORY_ENV = "MENAGERIE_MATCH_HISTORY"
 """Overrides the file of created matches (default ``$XDG_STATE_HOME/menagerie/matches.jsonl``)."""
 
 LIST_LIMIT = 50
-"""How many of the latest created matches ``list_matches`` asks about (one GetMatch each)."""
+"""How many matches ``list_matches`` lists by default."""
+
+PAGE_SIZE = 100
+"""Matches asked for per ListMatches call (the server's most)."""
+
+STATUSES = ("waiting", "running", "finished", "aborted")
+"""The match states by name (``MATCH_STATUS_<NAME>`` in the proto enum)."""
 
 POLICIES = ("forfeit", "random")
 """The failure policies by name (``FAILURE_POLICY_<NAME>`` in the proto enum)."""
@@ -70,6 +77,40 @@ class MatchStatus:
             "reason": self.reason,
             "record": self.record,
         }
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """One line of ``arena match list``: what ListMatches says of a match (or, from the
+    local history, what GetMatch and the history say)."""
+
+    match_id: str
+    game: str
+    players: list[str]
+    """The seat names, in seat order."""
+    status: str
+    created: str
+    """When the server created it (ISO 8601, UTC; '' if unknown)."""
+    reason: str
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "match_id": self.match_id,
+            "game": self.game,
+            "players": list[JSON](self.players),
+            "status": self.status,
+            "created": self.created,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What ``list_matches`` found; ``from_history``: the server has no ListMatches, so
+    these are matches created from this machine."""
+
+    matches: list[MatchSummary]
+    from_history: bool
 
 
 def status_name(value: int) -> str:
@@ -134,22 +175,89 @@ def get_match(conn: Connection, match_id: str) -> MatchStatus:
     return MatchStatus(reply.match_id, status_name(reply.status), reply.reason, record)
 
 
-def list_matches(conn: Connection, match_ids: Sequence[str] = ()) -> list[MatchStatus]:
-    """The status of ``match_ids``, or of the latest matches created here on this server.
+def list_matches(
+    conn: Connection,
+    match_ids: Sequence[str] = (),
+    *,
+    limit: int = LIST_LIMIT,
+    status: str | None = None,
+) -> Listing:
+    """The matches ``match_ids`` (GetMatch each), or the server's latest ``limit`` ones
+    (ListMatches, newest first; ``status`` keeps only the matches in that state).
 
-    A match the server no longer knows is listed as ``unknown`` (not an error); any
+    A given match the server no longer knows is listed as ``unknown`` (not an error); any
     other failure (unreachable server, refused token) is.
     """
-    ids = list(match_ids) or [e["match_id"] for e in created_here(conn.address)]
-    out: list[MatchStatus] = []
-    for match_id in ids[-LIST_LIMIT:]:
+    if status is not None and status not in STATUSES:
+        raise ClientError(f"--status must be one of {', '.join(STATUSES)}, got {status!r}")
+    if limit < 1:
+        raise ClientError(f"--limit must be at least 1, got {limit}")
+    if match_ids:
+        return Listing([_summary(conn, m) for m in match_ids], from_history=False)
+    wanted = pb.MatchStatus.Value(f"MATCH_STATUS_{(status or 'unspecified').upper()}")
+    out: list[MatchSummary] = []
+    token = ""
+    while len(out) < limit:
+        request = pb.ListMatchesRequest(
+            page_size=min(PAGE_SIZE, limit - len(out)), page_token=token, status=wanted
+        )
         try:
-            out.append(get_match(conn, match_id))
-        except ClientError as exc:
-            if exc.code != grpc.StatusCode.NOT_FOUND:
-                raise
-            out.append(MatchStatus(match_id, "unknown", "the server does not know it", None))
-    return out
+            reply = conn.stub.ListMatches(request, timeout=CALL_TIMEOUT_S, metadata=conn.metadata)
+        except grpc.RpcError as exc:
+            if exc.code() == grpc.StatusCode.UNIMPLEMENTED and not out:
+                return _from_history(conn, limit, status)
+            raise conn.error(exc, "ListMatches") from None
+        out += [
+            MatchSummary(
+                m.match_id,
+                m.game,
+                [p.name for p in m.players],
+                status_name(m.status),
+                _iso(m.created.ToSeconds()) if m.HasField("created") else "",
+                m.reason,
+            )
+            for m in reply.matches
+        ]
+        token = reply.next_page_token
+        if not token:
+            break
+    return Listing(out[:limit], from_history=False)
+
+
+def _from_history(conn: Connection, limit: int, status: str | None) -> Listing:
+    """The latest ``limit`` matches created on this server from here (see the module)."""
+    entries = created_here(conn.address)[-limit:]
+    games = {e["match_id"]: str(e.get("game", "")) for e in entries}
+    created = {e["match_id"]: str(e.get("created_at", "")) for e in entries}
+    out = []
+    for match_id in games:
+        summary = _summary(conn, match_id)
+        if status is None or summary.status == status:
+            out.append(
+                dataclasses.replace(
+                    summary,
+                    game=summary.game or games[match_id],
+                    created=created[match_id],
+                )
+            )
+    return Listing(out, from_history=True)
+
+
+def _summary(conn: Connection, match_id: str) -> MatchSummary:
+    """GetMatch's answer as a list line (game and players from the record, once over)."""
+    try:
+        got = get_match(conn, match_id)
+    except ClientError as exc:
+        if exc.code != grpc.StatusCode.NOT_FOUND:
+            raise
+        return MatchSummary(match_id, "", [], "unknown", "", "the server does not know it")
+    record = got.record or {}
+    players = [str(p.get("name", "")) for p in record.get("players", []) if isinstance(p, dict)]
+    return MatchSummary(match_id, str(record.get("game", "")), players, got.status, "", got.reason)
+
+
+def _iso(seconds: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
 def history_path() -> Path:
@@ -188,7 +296,7 @@ def _remember(created: CreatedMatch) -> None:
         "match_id": created.match_id,
         "game": created.game,
         "players": len(created.credentials),
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "created_at": _iso(time.time()),
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -201,9 +309,13 @@ def _remember(created: CreatedMatch) -> None:
 __all__ = [
     "HISTORY_ENV",
     "LIST_LIMIT",
+    "PAGE_SIZE",
     "POLICIES",
+    "STATUSES",
     "CreatedMatch",
+    "Listing",
     "MatchStatus",
+    "MatchSummary",
     "create_match",
     "created_here",
     "get_match",

@@ -1,4 +1,4 @@
-"""A public (spectator) view as text, drawn by the game's own renderer.
+"""A public (spectator) view, or a seat's view, as text, drawn by the game's own renderer.
 
 A spectator receives observations only (``Watch`` sends ``observation(None)`` after each
 step), so the view is drawn by the game's renderer *of an observation*
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import random
 from collections.abc import Callable, Mapping
 
+from engine import get_game
 from engine.core import JSON
 
 OBSERVATION_RENDERERS: dict[str, str] = {
@@ -39,4 +41,24 @@ def render_observation(game: str, observation: Mapping[str, JSON]) -> str:
     return json.dumps(observation, indent=1)
 
 
-__all__ = ["OBSERVATION_RENDERERS", "render_observation"]
+def render_seat_observation(
+    game: str,
+    num_players: int,
+    options: Mapping[str, JSON],
+    seat: int,
+    observation: Mapping[str, JSON],
+) -> str:
+    """A seat's ``observation`` as the game draws it for that seat: a state rebuilt from
+    the observation (``Game.from_observation``: what is hidden from the seat is drawn at
+    random, and ``render(seat)`` shows none of it), so the text holds exactly what the
+    observation holds. An observation that does not rebuild is indented JSON."""
+    try:
+        state = get_game(game).from_observation(
+            num_players, dict(options), seat, dict(observation), random.Random(0)
+        )
+        return state.render(seat)
+    except (ValueError, NotImplementedError, KeyError, IndexError, TypeError):
+        return json.dumps(observation, indent=1)
+
+
+__all__ = ["OBSERVATION_RENDERERS", "render_observation", "render_seat_observation"]

@@ -80,8 +80,8 @@ class ServerConfig:
     keep_finished_s: float = 600.0
     """How long a finished match stays known (GetMatch, late Join -> FAILED_PRECONDITION)."""
     admin_token: str = ""
-    """When set, CreateMatch/GetMatch need metadata ``authorization: Bearer <token>``
-    (``arena serve`` always sets one: given, or generated and printed)."""
+    """When set, CreateMatch, GetMatch and ListMatches need metadata ``authorization: Bearer
+    <token>`` (``arena serve`` always sets one: given, or generated and printed)."""
     switch_interval_s: float | None = None
     """When set, ``sys.setswitchinterval`` at start (process-wide). A short interval (0.5 ms)
     hands the GIL between the event loop and match threads sooner: lower move latency
@@ -183,23 +183,7 @@ class Hub:
 
     def authenticate(self, join: pb.Join) -> RemoteSeat:
         """The seat a Join acts for; StreamError with the right status code otherwise."""
-        credential = join.credential
-        if not credential:
-            raise StreamError(
-                grpc.StatusCode.UNAUTHENTICATED, "missing credential: Join.credential is empty"
-            )
-        with self._lock:
-            found = self._credentials.get(credential)
-        if found is None:
-            raise StreamError(
-                grpc.StatusCode.UNAUTHENTICATED, "unknown credential: it opens no seat here"
-            )
-        table, seat_no = found
-        if join.match_id and join.match_id != table.match_id:
-            raise StreamError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                f"the credential is for match {table.match_id}, not {join.match_id}",
-            )
+        table, seat_no = self.seat_of(join.credential, join.match_id)
         if join.HasField("seat") and join.seat != seat_no:
             raise StreamError(
                 grpc.StatusCode.PERMISSION_DENIED,
@@ -214,12 +198,57 @@ class Hub:
         assert seat is not None
         return seat
 
+    def seat_of(self, credential: str, match_id: str) -> tuple[Table, int]:
+        """The table and seat a credential opens (a Join, or a Watch of a seat's view):
+        UNAUTHENTICATED when it is empty or opens no seat here, PERMISSION_DENIED when
+        ``match_id`` is given and is not its match."""
+        if not credential:
+            raise StreamError(grpc.StatusCode.UNAUTHENTICATED, "missing credential: it is empty")
+        with self._lock:
+            found = self._credentials.get(credential)
+        if found is None:
+            raise StreamError(
+                grpc.StatusCode.UNAUTHENTICATED, "unknown credential: it opens no seat here"
+            )
+        table, seat_no = found
+        if match_id and match_id != table.match_id:
+            raise StreamError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"the credential is for match {table.match_id}, not {match_id}",
+            )
+        return table, seat_no
+
     def get(self, match_id: str) -> Table:
         with self._lock:
             table = self.tables.get(match_id)
         if table is None:
             raise StreamError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r} on this server")
         return table
+
+    def list_page(self, size: int, token: str, status: int) -> tuple[list[Table], str]:
+        """One page of ListMatches: up to ``size`` tables newest first (``status`` 0: any
+        state), after the one ``token`` names; and the token of the next page ("" if
+        none). A token is the ``Table.order`` of the last table of a page, so a page never
+        repeats or skips a match when matches come or are forgotten meanwhile.
+        O(tables log tables) a call: an admin call, over at most a few thousand tables."""
+        if token and not (token.isascii() and token.isdigit()):
+            raise StreamError(
+                grpc.StatusCode.INVALID_ARGUMENT, "page_token is not a token ListMatches returned"
+            )
+        after = int(token) if token else None
+        with self._lock:
+            tables = list(self.tables.values())
+        chosen = sorted(
+            (
+                t
+                for t in tables
+                if (not status or t.status == status) and (after is None or t.order < after)
+            ),
+            key=lambda t: t.order,
+            reverse=True,
+        )
+        page = chosen[:size]
+        return page, str(page[-1].order) if len(chosen) > size else ""
 
     def running(self) -> list[Table]:
         with self._lock:

@@ -41,7 +41,14 @@ from arena.server.messages import error_message, policy_name, serialize_play_res
 from arena.server.seats import RemoteSeat
 from arena.server.streams import Close, Outbox, StreamError, TokenBucket
 from arena.server.table import FINISHED, Table
-from arena.server.validate import check_create, check_join, check_match_id, parse_options
+from arena.server.validate import (
+    check_create,
+    check_join,
+    check_list,
+    check_match_id,
+    check_watch,
+    parse_options,
+)
 from engine import GameConfigError, get_game
 
 log = logging.getLogger("arena.server")
@@ -54,7 +61,7 @@ HALF_CLOSE_WAIT_S = 0.1
 
 
 class GameService:
-    """Handlers of the four RPCs; ``host`` starts a thread that drives a created table."""
+    """Handlers of the five RPCs; ``host`` starts a thread that drives a created table."""
 
     def __init__(self, hub: Hub, host: Host) -> None:
         self.hub = hub
@@ -188,9 +195,13 @@ class GameService:
     ) -> AsyncIterator[pb.WatchResponse]:
         outbox = Outbox(asyncio.get_running_loop(), maxsize=self.hub.config.watch_queue)
         try:
-            check_match_id(request.match_id)
-            table = self.hub.get(request.match_id)
-            table.add_watcher(outbox, self.hub.config.max_watchers)
+            check_watch(request)
+            seat: int | None = None
+            if request.HasField("credential"):
+                table, seat = self.hub.seat_of(request.credential, request.match_id)
+            else:
+                table = self.hub.get(request.match_id)
+            table.add_watcher(outbox, self.hub.config.max_watchers, seat)
         except StreamError as exc:
             await context.abort(exc.code, exc.message)
         try:
@@ -264,6 +275,29 @@ class GameService:
             reply.record_json = json.dumps(table.record)
         return reply
 
+    async def list_matches(
+        self,
+        request: pb.ListMatchesRequest,
+        context: grpc.aio.ServicerContext[pb.ListMatchesRequest, pb.ListMatchesResponse],
+    ) -> pb.ListMatchesResponse:
+        await self._check_admin(context)
+        try:
+            size = check_list(request)
+            tables, next_token = self.hub.list_page(size, request.page_token, request.status)
+        except StreamError as exc:
+            await context.abort(exc.code, exc.message)
+        reply = pb.ListMatchesResponse(next_page_token=next_token)
+        for table in tables:
+            summary = reply.matches.add(
+                match_id=table.match_id,
+                game=table.game.id,
+                players=table.players(),
+                status=table.status,
+                reason=table.abort_reason,
+            )
+            summary.created.FromNanoseconds(table.created_ns)
+        return reply
+
     async def _check_admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         token = self.hub.config.admin_token
         if not token:
@@ -298,6 +332,11 @@ def handler(service: GameService) -> grpc.GenericRpcHandler:
             _guarded(service.get_match),
             request_deserializer=_tolerant(pb.GetMatchRequest),
             response_serializer=pb.GetMatchResponse.SerializeToString,
+        ),
+        "ListMatches": grpc.unary_unary_rpc_method_handler(
+            _guarded(service.list_matches),
+            request_deserializer=_tolerant(pb.ListMatchesRequest),
+            response_serializer=pb.ListMatchesResponse.SerializeToString,
         ),
     }
     return grpc.method_handlers_generic_handler(SERVICE, methods)

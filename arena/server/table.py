@@ -66,6 +66,10 @@ FINISHED = pb.MATCH_STATUS_FINISHED
 ABORTED = pb.MATCH_STATUS_ABORTED
 
 
+_CREATION_ORDER = itertools.count()
+"""Numbers the tables of this process in creation order (``Table.order``)."""
+
+
 class MatchAborted(Exception):
     """Raised from ``on_step`` to stop a match the server is aborting."""
 
@@ -106,6 +110,11 @@ class Table:
         """How long a pending turn waits for its answer (the clock, or the stall limit)."""
         self.names = list(names)
         self.created = time.monotonic()
+        self.created_ns = time.time_ns()
+        """When the table was made, on the wall clock (ListMatches' ``created``)."""
+        self.order = next(_CREATION_ORDER)
+        """Unique and increasing in creation order in this process: ListMatches' order and
+        page token (two tables may share a clock reading)."""
         self.status = WAITING
         self.record: dict[str, Any] | None = None
         self.abort_reason = ""
@@ -122,7 +131,8 @@ class Table:
         self._steps: MatchSteps | None = None
         self._config = self.match_config
         self._turns = turn_encoder(self.game.id)
-        self._watchers: list[Outbox] = []
+        self._watchers: dict[Outbox, int | None] = {}
+        """Watch streams -> the seat whose view each gets (None: the public view)."""
         self.seats: list[RemoteSeat | None] = []
         self.credentials: dict[int, str] = {}
         bots: list[Bot | None] = []
@@ -307,19 +317,21 @@ class Table:
         return handback
 
     def on_step(self, state: State, player: int, action: Action) -> None:
-        """play_match's step hook: spectators get the public view; aborts stop the match."""
+        """play_match's step hook: watchers get their view (public, or a seat's); aborts
+        stop the match."""
         self.last_state = state
         if self._watchers:
-            update = pb.WatchResponse(
-                update=pb.Update(
-                    step=len(state.history),
-                    seat=player,
-                    observation=observation_to_proto(self.game.id, state.observation(None)),
-                )
-            )
             with self._lock:
-                watchers = list(self._watchers)
-            for w in watchers:
+                watchers = list(self._watchers.items())
+            updates: dict[int | None, pb.WatchResponse] = {}
+            for w, seat in watchers:
+                update = updates.get(seat)
+                if update is None:  # each view computed once a step, whoever watches it
+                    view = observation_to_proto(self.game.id, state.observation(seat))
+                    update = pb.WatchResponse(
+                        update=pb.Update(step=len(state.history), seat=player, observation=view)
+                    )
+                    updates[seat] = update
                 w.send(update)
         if self.aborting:
             raise MatchAborted(self.abort_reason)
@@ -375,44 +387,52 @@ class Table:
             options_json=options_json(self.spec.options),
             num_players=self.spec.num_players,
             seat=seat,
-            players=[
-                pb.Player(seat=s, name=n, remote=self.seats[s] is not None)
-                for s, n in enumerate(self.names)
-            ],
+            players=self.players(),
             time_limit_ms=int(self.move_ms or 0),
             on_failure=POLICIES[self.policy],
             seed=seat_seed(self.spec.seed, seat),
         )
 
+    def players(self) -> list[pb.Player]:
+        """Every seat, in seat order (MatchStart, ListMatches)."""
+        return [
+            pb.Player(seat=s, name=n, remote=self.seats[s] is not None)
+            for s, n in enumerate(self.names)
+        ]
+
     # -- spectators ---------------------------------------------------------------
 
-    def add_watcher(self, outbox: Outbox, max_watchers: int) -> None:
+    def add_watcher(self, outbox: Outbox, max_watchers: int, seat: int | None = None) -> None:
+        """A Watch stream: the public view, or ``seat``'s own (its observation(seat), no
+        more: the caller has checked the seat's credential). Seat watchers count
+        against ``max_watchers`` like spectators."""
         from arena.server.streams import StreamError
 
         with self._lock:
             if len(self._watchers) >= max_watchers:
                 raise StreamError(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"match {self.match_id} already has {max_watchers} spectators",
+                    f"match {self.match_id} already has {max_watchers} watchers",
                 )
-            outbox.send(pb.WatchResponse(match_start=self.match_start(-1)))
+            outbox.send(
+                pb.WatchResponse(match_start=self.match_start(-1 if seat is None else seat))
+            )
             if self.is_over():
                 outbox.send(pb.WatchResponse(game_over=self._game_over()))
                 outbox.close()
                 return
-            self._watchers.append(outbox)
+            self._watchers[outbox] = seat
 
     def remove_watcher(self, outbox: Outbox) -> None:
         with self._lock:
-            if outbox in self._watchers:
-                self._watchers.remove(outbox)
+            self._watchers.pop(outbox, None)
 
     def _game_over(self) -> pb.GameOver:
         return game_over_message(self.match_id, self.record, self.abort_reason)
 
     def _broadcast_end(self, over: pb.GameOver) -> None:
         with self._lock:
-            watchers, self._watchers = self._watchers, []
+            watchers, self._watchers = self._watchers, {}
         for w in watchers:
             w.send(pb.WatchResponse(game_over=over))
             w.close()

@@ -29,6 +29,14 @@ MAX_PLAYERS = 16
 """``CreateMatchRequest.num_players`` before the game's own check (no game seats more)."""
 MAX_TIME_LIMIT_MS = 24 * 3600 * 1000
 """``CreateMatchRequest.time_limit_ms``: one day per move."""
+MAX_PAGE_SIZE = 100
+"""``ListMatchesRequest.page_size`` (0 means :data:`DEFAULT_PAGE_SIZE`)."""
+DEFAULT_PAGE_SIZE = 50
+"""The page size of a ListMatches request that gives none."""
+MAX_TOKEN_CHARS = 256
+"""``ListMatchesRequest.page_token`` (the server's tokens are a number and a match id)."""
+STATUS_VALUES = frozenset(pb.MatchStatus.values())
+"""The ``MatchStatus`` values of this version of the protocol."""
 POLICY_VALUES = frozenset(pb.FailurePolicy.values())
 """The ``FailurePolicy`` values of this version of the protocol (proto3 lets any int32 in)."""
 
@@ -114,6 +122,24 @@ def check_match_id(match_id: str) -> None:
     if not match_id:
         raise _bad("match_id is empty")
     check_text("match_id", match_id, MAX_ID_CHARS)
+
+
+def check_watch(request: pb.WatchRequest) -> None:
+    """The fields of a Watch request (the credential itself is checked by the registry)."""
+    check_match_id(request.match_id)
+    check_text("credential", request.credential, MAX_ID_CHARS)
+
+
+def check_list(request: pb.ListMatchesRequest) -> int:
+    """The fields of a ListMatches request; returns the page size (the default for 0).
+    The page token's meaning is checked where it is read (``Hub.list_page``)."""
+    if request.page_size > MAX_PAGE_SIZE:
+        raise _bad(f"page_size is {request.page_size} (at most {MAX_PAGE_SIZE})")
+    check_text("page_token", request.page_token, MAX_TOKEN_CHARS)
+    if request.status not in STATUS_VALUES:
+        known = ", ".join(f"{pb.MatchStatus.Name(v)}={v}" for v in sorted(STATUS_VALUES))
+        raise _bad(f"status {request.status} is not a MatchStatus ({known})")
+    return request.page_size or DEFAULT_PAGE_SIZE
 
 
 def check_join(join: pb.Join) -> None:

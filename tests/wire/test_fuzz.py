@@ -154,7 +154,10 @@ class Fuzzer:
     def watch_request(self) -> bytes:
         rng = self.rng
         match_id = rng.choice([self.known["match_id"], "m-nope", _text(rng)])
-        data = pb.WatchRequest(match_id=match_id).SerializeToString()
+        request = pb.WatchRequest(match_id=match_id)
+        if rng.random() < 0.5:  # a seat's view: its credential, or a wrong one
+            request.credential = rng.choice([self.known["credential"], _text(rng)])
+        data = request.SerializeToString()
         return _mutate(rng, data) if rng.random() < 0.7 else data
 
     def get_request(self) -> bytes:
@@ -162,6 +165,15 @@ class Fuzzer:
             match_id=self.rng.choice([self.known["match_id"], _text(self.rng)])
         ).SerializeToString()
         return _mutate(self.rng, data) if self.rng.random() < 0.6 else self.rng.randbytes(30)
+
+    def list_request(self) -> bytes:
+        rng = self.rng
+        data = pb.ListMatchesRequest(
+            page_size=rng.choice([0, 1, 2, 100, 101, 2**32 - 1]),
+            page_token=rng.choice(["", "0", "1", "99999999999999999999", _text(rng)]),
+            status=rng.choice([0, 1, 2, 3, 4, 5, -1, 2**31 - 1]),  # type: ignore[arg-type]  # any int32 on the wire
+        ).SerializeToString()
+        return _mutate(rng, data) if rng.random() < 0.5 else data
 
     def play_messages(self) -> list[bytes]:
         rng = self.rng
@@ -192,6 +204,7 @@ async def _fuzz(address: str, known: dict[str, Any]) -> Fuzzer:
         fuzzer = Fuzzer(channel, rng, known)
         calls = [fuzzer.unary("CreateMatch", _create(rng)) for _ in range(1500)]
         calls += [fuzzer.unary("GetMatch", fuzzer.get_request()) for _ in range(1000)]
+        calls += [fuzzer.unary("ListMatches", fuzzer.list_request()) for _ in range(300)]
         calls += [fuzzer.stream("Watch", [fuzzer.watch_request()]) for _ in range(300)]
         calls += [fuzzer.stream("Play", fuzzer.play_messages()) for _ in range(300)]
         rng.shuffle(calls)
@@ -205,7 +218,7 @@ def test_fuzzed_requests_get_only_documented_codes_and_the_server_plays_on() -> 
         known = {"match_id": target.match_id, "credential": target.credentials[0]}
         fuzzer = asyncio.run(_fuzz(server.address, known))
         total = sum(fuzzer.codes.values())
-        assert total + fuzzer.write_races == 3100 and fuzzer.write_races < 30
+        assert total + fuzzer.write_races == 3400 and fuzzer.write_races < 30
         unexpected = {
             code: fuzzer.details[code]
             for (_rpc, code) in fuzzer.codes
@@ -214,6 +227,8 @@ def test_fuzzed_requests_get_only_documented_codes_and_the_server_plays_on() -> 
         assert unexpected == {}, unexpected
         assert fuzzer.codes[("CreateMatch", grpc.StatusCode.INVALID_ARGUMENT)] > 100
         assert fuzzer.codes[("CreateMatch", grpc.StatusCode.OK)] > 0
+        assert fuzzer.codes[("ListMatches", grpc.StatusCode.INVALID_ARGUMENT)] > 10
+        assert fuzzer.codes[("ListMatches", grpc.StatusCode.OK)] > 10
         with grpc.insecure_channel(server.address) as channel:
             health = health_pb2_grpc.HealthStub(channel).Check(
                 health_pb2.HealthCheckRequest(), timeout=60

@@ -45,7 +45,13 @@ def test_health_and_reflection() -> None:
             assert {"menagerie.v1.GameService", "grpc.health.v1.Health"} <= services
             pool = DescriptorPool(db)
             service = pool.FindServiceByName("menagerie.v1.GameService")
-            assert {m.name for m in service.methods} == {"Play", "Watch", "CreateMatch", "GetMatch"}
+            assert {m.name for m in service.methods} == {
+                "Play",
+                "Watch",
+                "CreateMatch",
+                "GetMatch",
+                "ListMatches",
+            }
             turn = pool.FindMessageTypeByName("menagerie.v1.Turn")
             assert "legal_actions" in turn.fields_by_name
             for game in ("zooloretto_mini", "panorama"):

@@ -792,23 +792,33 @@ Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
 
 @_typing.final
 class WatchRequest(_message.Message):
-    """WatchRequest asks for a match's public view."""
+    """WatchRequest asks for a match's public view, or for one seat's view."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
+    CREDENTIAL_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """match_id identifies the match."""
+    credential: _builtins.str
+    """credential, when set, is the credential of a seat of this match: the stream then
+    carries that seat's view (its observation(seat), as its Play stream gets it) instead
+    of the public one. Empty or unknown: UNAUTHENTICATED; a seat of another match:
+    PERMISSION_DENIED. It does not take the seat: its bot plays on.
+    """
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
+        credential: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_credential", b"_credential", "credential", b"credential"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_credential", b"_credential", "credential", b"credential", "match_id", b"match_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__credential: _TypeAlias = _typing.Literal["credential"]  # noqa: Y015
+    _WhichOneofArgType__credential: _TypeAlias = _typing.Literal["_credential", b"_credential"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__credential) -> _WhichOneofReturnType__credential | None: ...
 
 Global___WatchRequest: _TypeAlias = WatchRequest  # noqa: Y015
 
@@ -823,7 +833,7 @@ class WatchResponse(_message.Message):
     GAME_OVER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match_start(self) -> Global___MatchStart:
-        """match_start describes the match (seat is -1); it comes first."""
+        """match_start describes the match (seat is -1, or the watched seat); it comes first."""
 
     @_builtins.property
     def update(self) -> Global___Update:
@@ -852,9 +862,9 @@ Global___WatchResponse: _TypeAlias = WatchResponse  # noqa: Y015
 
 @_typing.final
 class Update(_message.Message):
-    """Update is one step of a match as a spectator sees it. The step's action is not
-    included: it may be hidden information (a private deal, a simultaneous commitment);
-    the public view after the step shows everything a spectator may know.
+    """Update is one step of a match as a spectator (or a watched seat) sees it. The step's
+    action is not included: it may be hidden information (a private deal, a simultaneous
+    commitment); the view after the step shows everything the watcher may know.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -868,7 +878,9 @@ class Update(_message.Message):
     """seat is the seat that acted, or -1 for a chance outcome."""
     @_builtins.property
     def observation(self) -> Global___Observation:
-        """observation is the public (spectator) view after the step."""
+        """observation is the public (spectator) view after the step, or the watched seat's
+        observation(seat) when the Watch carried a credential.
+        """
 
     def __init__(
         self,
@@ -1044,3 +1056,111 @@ class GetMatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetMatchResponse: _TypeAlias = GetMatchResponse  # noqa: Y015
+
+@_typing.final
+class ListMatchesRequest(_message.Message):
+    """ListMatchesRequest asks for one page of the server's matches (newest first)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """page_size is the most matches to return: 1-100 (0: 50; over 100: INVALID_ARGUMENT)."""
+    page_token: _builtins.str
+    """page_token is ListMatchesResponse.next_page_token of the previous page ("" for the
+    first page); opaque, at most 256 characters (else INVALID_ARGUMENT).
+    """
+    status: Global___MatchStatus.ValueType
+    """status, when not UNSPECIFIED, lists only the matches in that state."""
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        status: Global___MatchStatus.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMatchesRequest: _TypeAlias = ListMatchesRequest  # noqa: Y015
+
+@_typing.final
+class ListMatchesResponse(_message.Message):
+    """ListMatchesResponse is one page of matches."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCHES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """next_page_token asks for the next page ("" when this is the last one). Matches
+    created after the first page are not in later pages (they come first in a new list).
+    """
+    @_builtins.property
+    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchSummary]:
+        """matches are the matches of this page, newest first."""
+
+    def __init__(
+        self,
+        *,
+        matches: _abc.Iterable[Global___MatchSummary] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMatchesResponse: _TypeAlias = ListMatchesResponse  # noqa: Y015
+
+@_typing.final
+class MatchSummary(_message.Message):
+    """MatchSummary is what ListMatches says about one match."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """match_id identifies the match."""
+    game: _builtins.str
+    """game is the game id."""
+    status: Global___MatchStatus.ValueType
+    """status is the match's life-cycle state."""
+    reason: _builtins.str
+    """reason explains an abort (empty otherwise)."""
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
+        """players describes every seat, in seat order."""
+
+    @_builtins.property
+    def created(self) -> _timestamp_pb2.Timestamp:
+        """created is when the server created the match (server clock)."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        game: _builtins.str = ...,
+        players: _abc.Iterable[Global___Player] | None = ...,
+        status: Global___MatchStatus.ValueType = ...,
+        created: _timestamp_pb2.Timestamp | None = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created", b"created"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "game", b"game", "match_id", b"match_id", "players", b"players", "reason", b"reason", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchSummary: _TypeAlias = MatchSummary  # noqa: Y015

@@ -74,6 +74,11 @@ class GameServiceStub:
                 request_serializer=menagerie_dot_v1_dot_game__service__pb2.GetMatchRequest.SerializeToString,
                 response_deserializer=menagerie_dot_v1_dot_game__service__pb2.GetMatchResponse.FromString,
                 _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/menagerie.v1.GameService/ListMatches',
+                request_serializer=menagerie_dot_v1_dot_game__service__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=menagerie_dot_v1_dot_game__service__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -107,7 +112,8 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Watch(self, request, context):
-        """Watch streams the public (spectator) view of a match until it is over.
+        """Watch streams the public (spectator) view of a match until it is over, or one
+        seat's view when WatchRequest.credential is that seat's credential.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -122,6 +128,14 @@ class GameServiceServicer:
 
     def GetMatch(self, request, context):
         """GetMatch returns a match's status and, once it is over, its game record.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMatches(self, request, context):
+        """ListMatches lists the matches the server knows, newest first, a page at a time (an
+        admin call, like CreateMatch and GetMatch).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -149,6 +163,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetMatch,
                     request_deserializer=menagerie_dot_v1_dot_game__service__pb2.GetMatchRequest.FromString,
                     response_serializer=menagerie_dot_v1_dot_game__service__pb2.GetMatchResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=menagerie_dot_v1_dot_game__service__pb2.ListMatchesRequest.FromString,
+                    response_serializer=menagerie_dot_v1_dot_game__service__pb2.ListMatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -279,6 +298,33 @@ class GameService:
             '/menagerie.v1.GameService/GetMatch',
             menagerie_dot_v1_dot_game__service__pb2.GetMatchRequest.SerializeToString,
             menagerie_dot_v1_dot_game__service__pb2.GetMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/menagerie.v1.GameService/ListMatches',
+            menagerie_dot_v1_dot_game__service__pb2.ListMatchesRequest.SerializeToString,
+            menagerie_dot_v1_dot_game__service__pb2.ListMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,

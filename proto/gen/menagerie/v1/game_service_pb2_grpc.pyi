@@ -56,11 +56,17 @@ class GameServiceStub:
     Play: _grpc.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]
     """Play is the bidirectional stream of one seat: the first request must be a Join."""
     Watch: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchRequest, _game_service_pb2.WatchResponse]
-    """Watch streams the public (spectator) view of a match until it is over."""
+    """Watch streams the public (spectator) view of a match until it is over, or one
+    seat's view when WatchRequest.credential is that seat's credential.
+    """
     CreateMatch: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateMatchRequest, _game_service_pb2.CreateMatchResponse]
     """CreateMatch creates a match hosted by the server and returns one credential per seat."""
     GetMatch: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetMatchRequest, _game_service_pb2.GetMatchResponse]
     """GetMatch returns a match's status and, once it is over, its game record."""
+    ListMatches: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListMatchesRequest, _game_service_pb2.ListMatchesResponse]
+    """ListMatches lists the matches the server knows, newest first, a page at a time (an
+    admin call, like CreateMatch and GetMatch).
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -90,11 +96,17 @@ class GameServiceAsyncStub(GameServiceStub):
     Play: _aio.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]  # type: ignore[assignment]
     """Play is the bidirectional stream of one seat: the first request must be a Join."""
     Watch: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchRequest, _game_service_pb2.WatchResponse]  # type: ignore[assignment]
-    """Watch streams the public (spectator) view of a match until it is over."""
+    """Watch streams the public (spectator) view of a match until it is over, or one
+    seat's view when WatchRequest.credential is that seat's credential.
+    """
     CreateMatch: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateMatchRequest, _game_service_pb2.CreateMatchResponse]  # type: ignore[assignment]
     """CreateMatch creates a match hosted by the server and returns one credential per seat."""
     GetMatch: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetMatchRequest, _game_service_pb2.GetMatchResponse]  # type: ignore[assignment]
     """GetMatch returns a match's status and, once it is over, its game record."""
+    ListMatches: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListMatchesRequest, _game_service_pb2.ListMatchesResponse]  # type: ignore[assignment]
+    """ListMatches lists the matches the server knows, newest first, a page at a time (an
+    admin call, like CreateMatch and GetMatch).
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """GameService is the Menagerie game server. Bots connect to it as clients, one Play
@@ -133,7 +145,9 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.WatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_game_service_pb2.WatchResponse], _abc.AsyncIterator[_game_service_pb2.WatchResponse]]:
-        """Watch streams the public (spectator) view of a match until it is over."""
+        """Watch streams the public (spectator) view of a match until it is over, or one
+        seat's view when WatchRequest.credential is that seat's credential.
+        """
 
     @_abc_1.abstractmethod
     def CreateMatch(
@@ -150,5 +164,15 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.GetMatchResponse, _abc.Awaitable[_game_service_pb2.GetMatchResponse]]:
         """GetMatch returns a match's status and, once it is over, its game record."""
+
+    @_abc_1.abstractmethod
+    def ListMatches(
+        self,
+        request: _game_service_pb2.ListMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ListMatchesResponse, _abc.Awaitable[_game_service_pb2.ListMatchesResponse]]:
+        """ListMatches lists the matches the server knows, newest first, a page at a time (an
+        admin call, like CreateMatch and GetMatch).
+        """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
