@@ -21,9 +21,6 @@ recorded); remotely, :class:`PersonLeft` ends the stream and the server does the
 
 from __future__ import annotations
 
-import json
-import random
-import sys
 from collections.abc import Callable, Sequence
 
 from bots.base import BotFailure, Turn
@@ -216,18 +213,8 @@ class WrongMatch(Exception):
 
 
 def seat_view(info: MatchInfo, observation: dict[str, JSON]) -> str:
-    """The seat's view as the game renders it: a state rebuilt from the observation
-    shows exactly what the observation holds (``Game.from_observation``); an
-    observation that does not rebuild is shown as JSON."""
-    try:
-        game = get_game(info.game)
-        state = game.from_observation(
-            info.num_players, info.options, info.seat, observation, random.Random(0)
-        )
-        return state.render(info.seat)
-    except (ValueError, NotImplementedError) as exc:
-        print(f"(cannot draw this view: {exc})", file=sys.stderr)
-        return json.dumps(observation, indent=1)
+    """The seat's view as the game draws it (:meth:`engine.core.Game.render_view`)."""
+    return get_game(info.game).render_view(info.num_players, info.options, info.seat, observation)
 
 
 __all__ = ["HumanBot", "PersonLeft", "Prompt", "RemoteHuman", "WrongMatch", "parse_choice"]

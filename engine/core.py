@@ -464,6 +464,25 @@ class Game:
         """Decode an action or chance outcome from its JSON form."""
         return self._codec.decode(data)
 
+    def render_view(
+        self,
+        num_players: int,
+        options: Mapping[str, JSON] | None,
+        seat: int,
+        observation: Mapping[str, JSON],
+    ) -> str:
+        """``seat``'s ``observation`` drawn as the game draws that seat's view: a state
+        rebuilt from it (:meth:`from_observation`: what is hidden from the seat is drawn
+        at random, and ``render(seat)`` shows none of it), so the text holds exactly what
+        the observation holds. An observation that does not rebuild (not one of the seat's
+        turns, malformed) is shown as indented JSON. For people watching or playing a
+        seat over the wire (``arena watch --credential``, the ``human`` bot)."""
+        try:
+            state = self.from_observation(num_players, options, seat, observation, random.Random(0))
+        except (ValueError, NotImplementedError, KeyError, IndexError, TypeError):
+            return json.dumps(observation, indent=1)
+        return state.render(seat)
+
     def from_observation(
         self,
         num_players: int,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import random
 from collections.abc import Callable, Mapping
 
 from engine import get_game
@@ -48,17 +47,9 @@ def render_seat_observation(
     seat: int,
     observation: Mapping[str, JSON],
 ) -> str:
-    """A seat's ``observation`` as the game draws it for that seat: a state rebuilt from
-    the observation (``Game.from_observation``: what is hidden from the seat is drawn at
-    random, and ``render(seat)`` shows none of it), so the text holds exactly what the
-    observation holds. An observation that does not rebuild is indented JSON."""
-    try:
-        state = get_game(game).from_observation(
-            num_players, dict(options), seat, dict(observation), random.Random(0)
-        )
-        return state.render(seat)
-    except (ValueError, NotImplementedError, KeyError, IndexError, TypeError):
-        return json.dumps(observation, indent=1)
+    """A seat's ``observation`` as the game draws it for that seat
+    (:meth:`engine.core.Game.render_view`)."""
+    return get_game(game).render_view(num_players, options, seat, observation)
 
 
 __all__ = ["OBSERVATION_RENDERERS", "render_observation", "render_seat_observation"]
