@@ -44,11 +44,9 @@ from arena.botcheck.model import (
     Report,
     Run,
 )
-from arena.botcheck.runs import command_text, players_for
-from arena.errors import UserError
+from arena.botcheck.runs import checked_request, players_for
 from arena.match.cmdbots import BotProcess
 from arena.match.specs import CMD_PREFIX, command_argv
-from engine import GAMES
 
 if TYPE_CHECKING:
     from arena.ladder.remote import RemoteMatches
@@ -247,14 +245,5 @@ def check_lobby_bot(
     progress: Progress | None = None,
 ) -> Report:
     """The lobby checks of the bot program ``command`` on ``games`` (default: every game)."""
-    config = config or CheckConfig()
-    if config.move_ms <= 0:
-        raise UserError("--move-ms must be positive")
-    if config.join_timeout_s <= 0 or config.close_timeout_s <= 0:
-        raise UserError("--join-timeout and --close-timeout must be positive")
-    text = command_text(command)
-    chosen = list(dict.fromkeys(games)) if games else list(GAMES)
-    unknown = [g for g in chosen if g not in GAMES]
-    if unknown:
-        raise UserError(f"unknown game(s) {', '.join(unknown)}; registered: {', '.join(GAMES)}")
+    config, text, chosen = checked_request(command, games, config)
     return Report(text, config, [check_lobby_game(text, g, config, progress) for g in chosen])

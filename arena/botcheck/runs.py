@@ -291,6 +291,23 @@ def check_game(
     return GameReport(game, players, judge(runs, config), runs)
 
 
+def checked_request(
+    command: str | Sequence[str], games: Sequence[str] | None, config: CheckConfig | None
+) -> tuple[CheckConfig, str, list[str]]:
+    """A check's settings, its command as text and its games (default: every game),
+    with a clear :class:`UserError` for what cannot be checked."""
+    config = config or CheckConfig()
+    if config.move_ms <= 0:
+        raise UserError("--move-ms must be positive")
+    if config.join_timeout_s <= 0 or config.close_timeout_s <= 0:
+        raise UserError("--join-timeout and --close-timeout must be positive")
+    chosen = list(dict.fromkeys(games)) if games else list(GAMES)
+    unknown = [g for g in chosen if g not in GAMES]
+    if unknown:
+        raise UserError(f"unknown game(s) {', '.join(unknown)}; registered: {', '.join(GAMES)}")
+    return config, command_text(command), chosen
+
+
 def check_bot(
     command: str | Sequence[str],
     games: Sequence[str] | None = None,
@@ -301,16 +318,7 @@ def check_bot(
     from arena.sandbox import socket_path
     from arena.server.app import GameServer
 
-    config = config or CheckConfig()
-    if config.move_ms <= 0:
-        raise UserError("--move-ms must be positive")
-    if config.join_timeout_s <= 0 or config.close_timeout_s <= 0:
-        raise UserError("--join-timeout and --close-timeout must be positive")
-    text = command_text(command)
-    chosen = list(dict.fromkeys(games)) if games else list(GAMES)
-    unknown = [g for g in chosen if g not in GAMES]
-    if unknown:
-        raise UserError(f"unknown game(s) {', '.join(unknown)}; registered: {', '.join(GAMES)}")
+    config, text, chosen = checked_request(command, games, config)
     server = GameServer(_server_config(config))
     server.start("127.0.0.1", 0, unix_path=socket_path())  # sandboxed bots reach it
     try:

@@ -451,9 +451,9 @@ class _HostedSeats:
         """A hosted program as a client of the match, in the sandbox (as every ``cmd:``
         bot): it has no network, so it reaches the game server through a Unix-socket
         relay (:class:`arena.sandbox.relay.UnixRelay`)."""
-        from arena.match.cmdbots import BotProcess
+        from arena.match.cmdbots import start_program
         from arena.match.specs import resolve_command
-        from arena.sandbox import Launch, resolve_paths, sandbox_for, socket_path
+        from arena.sandbox import sandbox_for, socket_path
         from arena.sandbox.relay import UnixRelay
 
         argv = resolve_command(spec)
@@ -465,18 +465,9 @@ class _HostedSeats:
             relay = UnixRelay(path, self.address)
             self.relays.append(relay)
             address = relay.address
-        env = {
-            "MENAGERIE_ADDRESS": address,
-            "MENAGERIE_CREDENTIAL": credential,
-            "MENAGERIE_SEAT": str(seat),
-            "MENAGERIE_GAME": self.game,
-        }
-        full = [*argv, "--address", address, "--credential", credential]
-        if sandboxed:
-            launch = Launch.prepare(resolve_paths(full), env, self.limits)
-            self.processes.append(BotProcess(seat, spec, full, {}, launch))
-        else:
-            self.processes.append(BotProcess(seat, spec, full, {**os.environ, **env}))
+        self.processes.append(
+            start_program(seat, spec, argv, address, credential, self.game, self.limits, sandboxed)
+        )
 
     def start_in_process(self, seat: int, spec: str, name: str, credential: str) -> None:
         from arena.match.specs import make_bot

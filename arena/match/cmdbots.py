@@ -353,19 +353,9 @@ def open_bots(
         session = BotSession(spec, config, [], table, server)
         for seat_no, argv in argvs.items():
             credential = table.credentials[seat_no]
-            seat_env = {
-                "MENAGERIE_ADDRESS": address,
-                "MENAGERIE_CREDENTIAL": credential,
-                "MENAGERIE_SEAT": str(seat_no),
-                "MENAGERIE_GAME": spec.game,
-            }
-            full = [*argv, "--address", address, "--credential", credential]
-            if sandboxed:
-                _check_executable(specs[seat_no], full[0])  # the sandbox itself always starts
-                launch = Launch.prepare(resolve_paths(full), seat_env, limits)
-                process = BotProcess(seat_no, specs[seat_no], full, {}, launch)
-            else:
-                process = BotProcess(seat_no, specs[seat_no], full, {**os.environ, **seat_env})
+            process = start_program(
+                seat_no, specs[seat_no], argv, address, credential, spec.game, limits, sandboxed
+            )
             session.processes.append(process)
             seat = table.seats[seat_no]
             assert isinstance(seat, RemoteSeat)
@@ -383,6 +373,34 @@ def open_bots(
     finally:
         if owned:
             server.stop(grace_s=0.0)
+
+
+def start_program(
+    seat: int,
+    spec: str,
+    argv: list[str],
+    address: str,
+    credential: str,
+    game: str,
+    limits: SandboxLimits,
+    sandboxed: bool,
+) -> BotProcess:
+    """A command bot's program started for one seat: told where to play (``--address``,
+    ``--credential`` and the ``MENAGERIE_*`` variables), in the sandbox (``address`` must
+    then be the server's Unix socket: the program has no network) or, where the sandbox
+    was declined with ``allow_unsandboxed``, as the arena's user."""
+    seat_env = {
+        "MENAGERIE_ADDRESS": address,
+        "MENAGERIE_CREDENTIAL": credential,
+        "MENAGERIE_SEAT": str(seat),
+        "MENAGERIE_GAME": game,
+    }
+    full = [*argv, "--address", address, "--credential", credential]
+    if sandboxed:
+        _check_executable(spec, full[0])  # the sandbox itself always starts
+        launch = Launch.prepare(resolve_paths(full), seat_env, limits)
+        return BotProcess(seat, spec, full, {}, launch)
+    return BotProcess(seat, spec, full, {**os.environ, **seat_env})
 
 
 def _check_executable(spec: str, program: str) -> None:
