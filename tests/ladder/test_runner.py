@@ -363,6 +363,20 @@ def test_a_ladders_own_sandbox_limits_stop_a_fork_bomb(tmp_path: Path) -> None:
         assert first < second < 48, (first, second)
 
 
+@pytest.mark.server  # a sandboxed program against the bot check's game server
+def test_a_submission_is_validated_under_the_ladders_own_limits(tmp_path: Path) -> None:
+    """The random client passes validation under the defaults (the archive test above);
+    under a ladder's 64 MB address space it cannot start its threads: broken, saying so."""
+    with LadderStore(str(tmp_path / "ladder.db")) as store:
+        store.create_ladder("small", "dziobaki", 2, sandbox=SandboxLimits(address_space_mb=64))
+        version = store.add_version(
+            "small", "rc", spec=f"cmd:{sys.executable} -m bots.random_client"
+        )
+        after, outcome = validate_version(store, version, Archives(tmp_path / "home"))
+    assert after.status == "broken" and not outcome.ok
+    assert "validation failed: joins" in outcome.reason
+
+
 def archive_bot(tmp_path: Path) -> Path:
     source = tmp_path / "mybot"
     source.mkdir()
