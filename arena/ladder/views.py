@@ -29,7 +29,7 @@ class LadderInfo:
     max_attempts: int
     placement_games: int
     created_at: datetime
-    sandbox: SandboxLimits = DEFAULT_LIMITS
+    sandbox: SandboxLimits
     """The limits the ladder's command bots run under (its own, over the defaults)."""
 
     def sandbox_settings(self) -> dict[str, Any]:
