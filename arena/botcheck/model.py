@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from arena.sandbox.limits import SandboxLimits
+
 Status = Literal["pass", "fail", "skip"]
 Progress = Callable[[str], None]
 
@@ -55,6 +57,9 @@ class CheckConfig:
     """Seconds after a server close until the program must have exited."""
     seed: int = 1
     """Seed of game 1; game 2 and the server closes use the next seeds."""
+    sandbox: SandboxLimits | None = None
+    """Limits of the program's sandbox (None: the defaults); a ladder checks a submission
+    under its own (``arena ladder create --sandbox``)."""
 
 
 @dataclass

@@ -176,7 +176,9 @@ def play_game(command: str, game: str, run: Run, config: CheckConfig, server: Ga
     spec = MatchSpec(game, players, run.seed, match_id=f"check-{game}-{run.name.replace(' ', '')}")
     match = MatchConfig(move_ms=config.move_ms, on_failure="random")
     process: BotProcess | None = None
-    with open_bots(specs, spec, match, names=names, build=_build, server=server) as session:
+    with open_bots(
+        specs, spec, match, names=names, build=_build, server=server, sandbox=config.sandbox
+    ) as session:
         table = session.table
         assert table is not None
         process = session.processes[0]
@@ -214,7 +216,9 @@ def close_game(command: str, game: str, run: Run, config: CheckConfig) -> Run:
     stopper: threading.Thread | None = None
     process: BotProcess | None = None
     try:
-        with open_bots(specs, spec, match, names=names, build=_build, server=server) as session:
+        with open_bots(
+            specs, spec, match, names=names, build=_build, server=server, sandbox=config.sandbox
+        ) as session:
             table = session.table
             assert table is not None
             process = session.processes[0]

@@ -25,6 +25,7 @@ from arena.ladder.errors import LadderError, UnknownBot
 if TYPE_CHECKING:
     from arena.ladder.store import LadderStore
     from arena.ladder.views import VersionInfo
+    from arena.sandbox.limits import SandboxLimits
 
 DB_HELP = "Ladder database: a URL or an SQLite file (default: MENAGERIE_LADDER_DB or ./ladder.db)."
 HOME_HELP = "Ladder home: archives, records (default: MENAGERIE_LADDER_HOME or ./ladder)."
@@ -52,6 +53,31 @@ def _checked_name(name: str, what: str) -> str:
             "or digit)"
         )
     return name
+
+
+def parse_sandbox(text: str | None) -> SandboxLimits | None:
+    """``--sandbox``: a JSON object of sandbox limits (``arena.sandbox.SandboxLimits``
+    fields); None when not given. A bad value or an unknown key is an error naming it.
+
+    >>> parse_sandbox('{"processes": 24}').processes
+    24
+    """
+    from arena.sandbox.limits import SandboxLimits
+
+    if text is None or not text.strip():
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LadderError(f"--sandbox is not valid JSON: {exc.msg} (got {text!r})") from None
+    if not isinstance(value, dict):
+        raise LadderError(
+            f'--sandbox must be a JSON object such as {{"processes": 32}}, got {text!r}'
+        )
+    try:
+        return SandboxLimits.from_json(value)
+    except (TypeError, ValueError) as exc:
+        raise LadderError(f"--sandbox: {exc}") from None
 
 
 def parse_bot(text: str) -> tuple[str, int | None]:
@@ -114,6 +140,16 @@ def create_cmd(
     on_failure: Annotated[
         str, typer.Option("--on-failure", help="forfeit | random: what a failing seat gets.")
     ] = "forfeit",
+    sandbox: Annotated[
+        str | None,
+        typer.Option(
+            "--sandbox",
+            help="Limits of its cmd: bots' sandbox as JSON, e.g. '{\"processes\": 32, "
+            '"address_space_mb": 2048}\' (arena.sandbox.SandboxLimits; default: the safe '
+            "defaults).",
+            metavar="JSON",
+        ),
+    ] = None,
     db: Db = None,
 ) -> None:
     """Create a ladder: one game at one player count, played continuously."""
@@ -126,15 +162,24 @@ def create_cmd(
         )
     opts = parse_options(options)
     spec.new_game(players, opts)  # GameConfigError names a bad option
+    limits = parse_sandbox(sandbox)
     ladder = _checked_name(name or f"{game}-{players}p", "ladder name")
     with open_store(db) as store:
         info = store.create_ladder(
-            ladder, game, players, options=opts, move_ms=move_ms, failure_policy=on_failure
+            ladder,
+            game,
+            players,
+            options=opts,
+            move_ms=move_ms,
+            failure_policy=on_failure,
+            sandbox=limits,
         )
+        limited = info.sandbox_settings()
         print(
             f"created ladder {info.name}: {info.game}, {info.players} players"
             + (f", options {json.dumps(info.options)}" if info.options else "")
             + (f", {info.move_ms} ms per move" if info.move_ms else "")
+            + (f", sandbox {json.dumps(limited)}" if limited else "")
             + f" (database {store.safe_url})"
         )
         print(f"submit bots with: arena ladder submit {info.name} --name NAME SPEC_OR_PATH")
@@ -376,6 +421,7 @@ def list_cmd(db: Db = None, as_json: AsJson = False) -> None:
                     "players": lad.players,
                     "options": lad.options,
                     "move_ms": lad.move_ms,
+                    "sandbox": lad.sandbox_settings(),
                     "versions": statuses,
                     "matches": store.match_counts(lad.name),
                     "runner": lease.holder if lease and lease.expires_at > now else None,
@@ -388,8 +434,9 @@ def list_cmd(db: Db = None, as_json: AsJson = False) -> None:
         print("no ladders yet: arena ladder create GAME --players K")
         return
     table = Table(title="ladders", title_justify="left")
-    for h in ("ladder", "game", "players", "move ms", "active", "other versions", "matches"):
-        left = h in ("ladder", "game", "other versions")
+    headers = ("ladder", "game", "players", "move ms", "sandbox", "active", "other versions")
+    for h in (*headers, "matches"):
+        left = h in ("ladder", "game", "sandbox", "other versions")
         table.add_column(h, justify="left" if left else "right")
     table.add_column("runner")
     for r in rows:
@@ -402,6 +449,7 @@ def list_cmd(db: Db = None, as_json: AsJson = False) -> None:
             r["game"],
             str(r["players"]),
             str(r["move_ms"] or "-"),
+            ", ".join(f"{k} {v}" for k, v in r["sandbox"].items()) or "defaults",
             str(active),
             others,
             f"{counts['done']} done, {counts['queued']} queued",

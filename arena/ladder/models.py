@@ -6,7 +6,7 @@ compares Alembic's autogenerate diff against this metadata and expects it to be 
 Entities (every id is an integer surrogate key):
 
 - ``ladders``: one continuous competition of one game at one player count, with its
-  options, move clock, failure policy and rating settings.
+  options, move clock, failure policy, rating settings and sandbox limits.
 - ``bots`` (per ladder: ``(ladder, name)`` is unique) and their ``bot_versions``: a version
   is immutable once written (its spec or archive hash and entry command never change);
   only its status and reason move. A new submission of a bot is a new version row, so a
@@ -134,6 +134,9 @@ class Ladder(Base):
     placement_games: Mapped[int] = mapped_column(Integer)
     """Matchmaking's placement allowance C: a version that becomes active starts this many
     games behind the most-played (``matchmaking.placement_base``)."""
+    sandbox: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    """The limits its command bots run under (``arena.sandbox.limits.SandboxLimits``
+    fields that differ from the defaults, as given at creation); None: the safe defaults."""
     created_at: Mapped[datetime] = mapped_column()
 
     bots: Mapped[list[Bot]] = relationship(back_populates="ladder")

@@ -61,7 +61,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.errors import LadderError, LeaseHeld, LeaseLost, StatusError
-from arena.ladder.hosting import LadderFiles, game_id, hosted_spec, record_location
+from arena.ladder.hosting import (
+    LadderFiles,
+    ShippedArchives,
+    game_id,
+    hosted_spec,
+    record_location,
+)
 from arena.ladder.matchmaking import Candidate, MatchmakingSettings, pick_group
 from arena.ladder.rating import FORFEIT_KINDS, Outcome, outcome_of
 from arena.ladder.remote import RemoteMatches
@@ -70,7 +76,7 @@ from arena.ladder.submission import Archives
 from arena.ladder.tracking import EXPERIMENT, LadderTracker
 from arena.ladder.validation import validate_version
 from arena.ladder.views import CommitOutcome, LadderInfo, LeaseInfo, MatchInfo, VersionInfo
-from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
+from arena.sandbox.limits import SandboxLimits
 from arena.tournament.journal import Journal
 from arena.tournament.ratings import GameSummary, Point
 from arena.tournament.ray_runner import (
@@ -158,8 +164,16 @@ class RunnerConfig:
     metric_every: int = METRIC_EVERY
     idle_s: float = IDLE_S
     validate_every_s: float = VALIDATE_EVERY_S
-    sandbox: SandboxLimits = DEFAULT_LIMITS
-    """Limits of the sandbox the ladder's command bots run in (``arena.sandbox``)."""
+    sandbox: SandboxLimits | None = None
+    """Limits of the sandbox the ladder's command bots run in (``arena.sandbox``); None:
+    the ladder's own (``arena ladder create --sandbox``, else the defaults)."""
+    ship_archives: bool | None = None
+    """Ship the submitted archives with the Ray tasks (``hosting.ShippedArchives``); None:
+    when on a Ray cluster (``address`` or ``RAY_ADDRESS``), where the workers may not
+    see the ladder home."""
+    worker_home: str | None = None
+    """The ladder home on the workers for shipped archives (None: each node's
+    ``$MENAGERIE_LADDER_HOME``, else ``./ladder`` in the worker's directory)."""
 
 
 @dataclass
@@ -284,6 +298,11 @@ class LadderRunner:
         self._waiting: list[VersionInfo] = []
         self._next_validation = 0.0
         self._next_refresh = 0.0
+        self._shipped: dict[str, Any] = {}
+        """Archive sha256 -> the Ray ObjectRef of its bytes (put once per run)."""
+        self._sent: frozenset[str] | None = None
+        """The archives the tasks in flight were given (or could not be: unreadable);
+        None: archives are not shipped."""
         self._sizer = BatchSizer(1, 1)
         """Games per claim: as many as a Ray task will take (the tournaments' sizer)."""
         self._cap = 1
@@ -316,6 +335,8 @@ class LadderRunner:
         self._next_refresh = time.monotonic() + self.config.refresh_s
         info = self.store.ladder(self.name)
         self.ladder: LadderInfo = info
+        self.sandbox = self.config.sandbox or info.sandbox
+        """The limits this run's command bots get (the config's, else the ladder's)."""
         self.setup = GameSetup(
             info.game,
             info.players,
@@ -323,7 +344,7 @@ class LadderRunner:
             f"ladder:{info.name}",
             float(info.move_ms) if info.move_ms else None,
             "random" if info.failure_policy == "random" else "forfeit",
-            self.config.sandbox,
+            self.sandbox,
         )
         self.lease = self._acquire()
         renewer = _Renewer(self, self.config.lease_ttl_s)
@@ -349,7 +370,7 @@ class LadderRunner:
         self.files.folder.mkdir(parents=True, exist_ok=True)
         if self.remote is not None:
             self.remote.halt.clear()  # the lobby may outlive a runner (tests, bot check)
-            self.remote.sandbox = self.config.sandbox
+            self.remote.sandbox = self.sandbox
         self._recover()
         counts = self.store.match_counts(self.name)
         self._picks, self._done = counts["sets"], counts["done"]
@@ -471,10 +492,50 @@ class LadderRunner:
             self._on_result(play_batch(self.setup, [game]))
             self._on_idle(wait=True)
 
+    def _ships_archives(self) -> bool:
+        cfg = self.config
+        if cfg.ship_archives is not None:
+            return cfg.ship_archives
+        address = cfg.address or os.environ.get("RAY_ADDRESS") or ""
+        return bool(address) and address != "local"
+
+    def _shipping_setup(self) -> GameSetup:
+        """The setup of the next round of tasks: with the archives of every hosted version
+        seen so far when they are shipped (each put in Ray's object store once)."""
+        if not self._ships_archives():
+            return self.setup
+        import ray
+
+        offered = set(self._sent or ())
+        for version in list(self._versions.values()):
+            sha = version.archive_sha256
+            if sha is None or sha in offered:
+                continue
+            offered.add(sha)
+            try:
+                data = self.archives.path(sha).read_bytes()
+            except OSError as exc:  # its games fail on the worker, naming the archive
+                self.log(f"warning: archive of {version.label} not shipped: {exc.strerror}")
+                continue
+            self._shipped[sha] = ray.put(data)
+        self._sent = frozenset(offered)
+        shipped = ShippedArchives(
+            dict(self._shipped), str(self.archives.home), self.config.worker_home
+        )
+        return dataclasses.replace(self.setup, prepare=shipped)
+
+    def _unshipped(self, match: MatchInfo) -> bool:
+        """True when ``match`` needs an archive the tasks in flight do not carry (a version
+        seen since they were sent): the next round of tasks will."""
+        if self._sent is None:
+            return False
+        shas = (self._version(v).archive_sha256 for v in match.seats)
+        return any(sha is not None and sha not in self._sent for sha in shas)
+
     def _play_on_ray(self, games: Iterator[ScheduledGame]) -> None:
         left = self._left()
         run_on_ray(
-            self.setup,
+            self._shipping_setup(),
             games,
             int(left) if left < 10**9 else 10**9,
             self._sizer.workers,
@@ -505,6 +566,9 @@ class LadderRunner:
             if any(self._version(v).kind == "remote" for v in match.seats):
                 self._dispatch_remote(match)
                 continue
+            if self._unshipped(match):
+                self._buffer.appendleft(match)
+                return
             yield self._dispatch(match)
 
     def _fill(self, want: int) -> None:

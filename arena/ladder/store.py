@@ -94,8 +94,10 @@ from arena.ladder.views import (
     ladder_info,
     lease_info,
     match_info,
+    sandbox_overrides,
     version_info,
 )
+from arena.sandbox.limits import SandboxLimits
 
 T = TypeVar("T")
 
@@ -253,8 +255,11 @@ class LadderStore:
         broken_after: int = DEFAULT_BROKEN_AFTER,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         placement_games: int = DEFAULT_PLACEMENT_GAMES,
+        sandbox: SandboxLimits | None = None,
     ) -> LadderInfo:
-        """A new ladder. The game and its options are the caller's to check (the engine)."""
+        """A new ladder. The game and its options are the caller's to check (the engine).
+        ``sandbox``: its command bots' limits (None: the defaults); only the fields that
+        differ from the defaults are stored, so a ladder follows the defaults elsewhere."""
         name = name.strip()
         if not name:
             raise LadderError("a ladder needs a name")
@@ -288,6 +293,7 @@ class LadderStore:
                 broken_after=broken_after,
                 max_attempts=max_attempts,
                 placement_games=placement_games,
+                sandbox=(sandbox_overrides(sandbox) or None) if sandbox else None,
                 created_at=self._now(),
             )
             session.add(row)

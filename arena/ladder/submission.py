@@ -264,6 +264,37 @@ def pack(
     )
 
 
+def store_archive(sha256: str, compressed: bytes, archives: str | Path) -> Path:
+    """Keep an archive received as bytes (a Ray worker that does not share the ladder
+    home: :class:`arena.ladder.hosting.ShippedArchives`) as ``archives/<sha256>.tar.gz``,
+    after checking that its content hashes to ``sha256`` (written atomically; kept if
+    present). SubmissionError when the bytes are not that archive."""
+    target = archive_path(archives, sha256)
+    if target.exists():
+        return target
+    try:
+        actual = hashlib.sha256(gzip.decompress(compressed)).hexdigest()
+    except (OSError, EOFError) as exc:
+        raise SubmissionError(f"archive {sha256[:12]} arrived corrupt: {exc}") from None
+    if actual != sha256:
+        raise SubmissionError(
+            f"archive {sha256[:12]} arrived corrupt: its content hashes to {actual[:12]}"
+        )
+    folder = Path(archives)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{sha256[:12]}-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            raw.write(compressed)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
 def unpack(
     sha256: str, cache: str | Path, archives: str | Path, *, max_bytes: int = MAX_BYTES
 ) -> Path:
@@ -346,3 +377,6 @@ class Archives:
 
     def unpack(self, sha256: str, cache: str | Path | None = None) -> Path:
         return unpack(sha256, cache or self.cache, self.archives, max_bytes=self.max_bytes)
+
+    def store(self, sha256: str, compressed: bytes) -> Path:
+        return store_archive(sha256, compressed, self.archives)

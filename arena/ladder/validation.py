@@ -54,7 +54,7 @@ def _check_program(spec: str, ladder: LadderInfo) -> Validation:
     from arena.botcheck.runs import check_bot
 
     command = spec[len(CMD_PREFIX) :].strip()
-    config = CheckConfig(move_ms=float(ladder.move_ms or CHECK_MOVE_MS))
+    config = CheckConfig(move_ms=float(ladder.move_ms or CHECK_MOVE_MS), sandbox=ladder.sandbox)
     report = check_bot(command, [ladder.game], config)
     played = sum(1 for g in report.games for r in g.runs if not r.close and r.joined)
     if report.ok:

@@ -12,6 +12,7 @@ from sqlalchemy import Row
 from arena.ladder.matchmaking import Candidate
 from arena.ladder.models import Bot, BotVersion, Ladder, Lease, Match
 from arena.ladder.rating import RatingSettings, Skill, ordinal
+from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,23 @@ class LadderInfo:
     max_attempts: int
     placement_games: int
     created_at: datetime
+    sandbox: SandboxLimits
+    """The limits the ladder's command bots run under (its own, over the defaults)."""
+
+    def sandbox_settings(self) -> dict[str, Any]:
+        """The sandbox limits this ladder sets differently from the defaults (what
+        ``arena ladder create --sandbox`` was given): what listings show."""
+        return sandbox_overrides(self.sandbox)
+
+
+def sandbox_overrides(limits: SandboxLimits) -> dict[str, Any]:
+    """The fields of ``limits`` that differ from the defaults (what a ladder stores).
+
+    >>> sandbox_overrides(SandboxLimits(processes=24))
+    {'processes': 24}
+    """
+    defaults = DEFAULT_LIMITS.to_json()
+    return {k: v for k, v in limits.to_json().items() if defaults[k] != v}
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +201,7 @@ def ladder_info(row: Ladder) -> LadderInfo:
         max_attempts=row.max_attempts,
         placement_games=row.placement_games,
         created_at=row.created_at,
+        sandbox=SandboxLimits.from_json(row.sandbox),
     )
 
 

@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from arena.match.records import is_failure
+
 Point = tuple[int, dict[str, float], dict[str, float]]
 """A point of the ratings' trajectory: (games done, Elo per bot, score per bot)."""
 
@@ -60,7 +62,8 @@ class GameSummary:
     """Ranks after forfeits (1 = first; equal ranks are a shared place)."""
     scores: list[float]
     failures: list[tuple[int, str]]
-    """(seat, kind) of every recorded event that names a seat."""
+    """(seat, kind) of every recorded failure that names a seat (a bot's stderr log is
+    an event too, and not a failure: ``arena.match.records.is_failure``)."""
     forfeited: list[int] = field(default_factory=list)
     """The seats that forfeited (``standing.forfeited``)."""
 
@@ -77,7 +80,7 @@ class GameSummary:
             failures=[
                 (int(e["seat"]), str(e["kind"]))
                 for e in record.get("events") or []
-                if isinstance(e.get("seat"), int)
+                if isinstance(e.get("seat"), int) and is_failure(e)
             ],
             forfeited=[int(s) for s in standing.get("forfeited") or []],
         )

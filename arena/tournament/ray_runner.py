@@ -98,6 +98,10 @@ class GameSetup:
     on_failure: FailurePolicy = "forfeit"
     sandbox: SandboxLimits = DEFAULT_LIMITS
     """Limits of the sandbox the games' command bots run in."""
+    prepare: Callable[[ScheduledGame], ScheduledGame] | None = None
+    """Called where each game is played, before it is: returns the game to play (the
+    ladder fetches the submitted archives a worker lacks and points the specs at them,
+    ``arena.ladder.hosting.ShippedArchives``). Its errors fail that game only."""
 
 
 @dataclass
@@ -155,7 +159,7 @@ def play_batch(setup: GameSetup, games: list[ScheduledGame]) -> BatchResult:
     t0 = time.perf_counter()
     for n, sg in enumerate(games):
         try:
-            record = play_one_game(setup, sg)
+            record = play_one_game(setup, sg if setup.prepare is None else setup.prepare(sg))
             if record.get("aborted"):
                 raise RuntimeError(f"the match was aborted: {record.get('reason')}")
             if out.node:

@@ -145,3 +145,22 @@ def test_the_crosstable_counts_pairwise_points() -> None:
     assert order == ["a", "b", "c"]
     assert cells[("a", "b")] == (1.0, 2) and cells[("b", "a")] == (1.0, 2)
     assert cells[("b", "c")] == (0.5, 1) and ("a", "a") not in cells
+
+
+def test_a_bots_stderr_log_is_not_counted_as_a_failure() -> None:
+    """A record's ``stderr`` events are a bot's log (``arena.match.records.is_failure``):
+    the summary the ratings read keeps the seat's real failures only."""
+    from arena.match.runner import MatchSpec, play_match
+    from arena.match.specs import make_bot
+
+    spec = MatchSpec("zooloretto_mini", 2, seed=3, options={"start_player": 0})
+    record = play_match(spec, [make_bot("random", "a"), make_bot("random", "b")])
+    record["events"] = [
+        {"seat": 0, "kind": "stderr", "step": 0, "reason": "thinking..."},
+        {"seat": 1, "kind": "stderr", "step": 2, "reason": "a log line"},
+        {"seat": 1, "kind": "timeout", "step": 4, "reason": "over 10 ms"},
+    ]
+    summary = GameSummary.of(record)
+    assert summary.failures == [(1, "timeout")]
+    rows = {r.name: r for r in leaderboard([summary], None)}
+    assert rows["a"].failures == {} and rows["b"].failures == {"timeout": 1}

@@ -9,7 +9,9 @@ cluster-up`` starts them). Drivers are the ``arena`` command line, as a user run
 - a bot that cannot start on a worker fails the run loudly, naming the bot and the file;
 - a driver without the cluster's token gets one line saying what to set, no traceback;
   with the token in ``~/.ray/auth_token`` and ``RAY_AUTH_MODE`` unset it connects;
-- the ladder runs on the cluster, its store on the same PostgreSQL, tracked in MLflow;
+- the ladder runs on the cluster, its store on the same PostgreSQL, tracked in MLflow; a
+  submitted archive reaches the workers through Ray's object store and plays from their own
+  ladder home;
 - killing the second node mid-run still leaves every game recorded exactly once.
 """
 
@@ -208,7 +210,11 @@ def test_ladder_on_the_cluster_with_its_store_on_postgres(stack: LocalStack, tmp
         ).returncode
         == 0
     )
-    for name, spec in (("rnd", "random"), ("grd", "greedy")):
+    files = tmp_path / "files"  # a submitted archive: shipped to the workers, no shared home
+    files.mkdir()
+    (files / "bot.py").write_text(BOT)
+    home = ["--home", str(tmp_path / "home")]
+    for name, spec in (("rnd", "random"), ("grd", "greedy"), ("files", str(files))):
         done = arena(
             "ladder",
             "submit",
@@ -219,17 +225,30 @@ def test_ladder_on_the_cluster_with_its_store_on_postgres(stack: LocalStack, tmp
             "--owner",
             "t",
             *db,
+            *home,
             cwd=tmp_path,
             env=env,
         )
         assert done.returncode == 0, done.stderr
+    two_nodes(stack)
     done = arena(
-        "ladder", "run", "dziobaki-2p", "--games", "6", *db, "--home", str(tmp_path / "home"),
+        "ladder", "run", "dziobaki-2p", "--games", "12", *db, *home,
         "--tracking-uri", stack.mlflow_url, "--experiment", "deploy-ladder",
         cwd=tmp_path, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert flat(f"Ray cluster at {stack.ray.address}") in flat(done.stdout + done.stderr)
+    # the archive reached the workers through the object store: each node's workers kept
+    # and unpacked it in their own ladder home (in Ray's runtime resources), not the driver's
+    (status,) = json.loads(arena("ladder", "status", "files", "--json", *db, cwd=tmp_path,
+                                 env=env).stdout)  # fmt: skip
+    sha = status["program"].split()[1].rstrip(",")
+    assert status["games"] > 0 and status["status"] == "active", status
+    unpacked = list(stack.ray.temp_dir.glob(f"session_*/runtime_resources/**/cache/{sha}/bot.py"))
+    assert unpacked, "the workers unpacked the shipped archive in their own ladder home"
+    records = (tmp_path / "home" / "ladders" / "dziobaki-2p" / "records.jsonl").read_text()
+    played = [json.loads(line) for line in records.splitlines() if "files@1" in line]
+    assert played and not any(e["kind"] == "forfeit" for r in played for e in r["events"])
     import psycopg
 
     with psycopg.connect(stack.postgres.dsn("ladder")) as conn:

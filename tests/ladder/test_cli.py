@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from arena.ladder.store import LadderStore
+from arena.sandbox.limits import SandboxLimits
 from tests.ladder.helpers import FIRST, REPO, arena, audit, cli_env
 
 SLOW = "py:tests.arena.helpers:SlowRandom:ms=4"
@@ -152,6 +153,26 @@ def test_a_ladder_from_create_to_replay(tmp_path: Path) -> None:
     assert "grd@1" not in labels and len(labels) == 3
 
 
+def test_a_ladder_keeps_its_own_sandbox_limits_and_lists_them(tmp_path: Path) -> None:
+    db = flags(tmp_path)
+    tight = '{"processes": 24, "address_space_mb": 1024}'
+    out = arena("ladder", "create", "dziobaki", "--players", "2", "--sandbox", tight, *db)
+    assert out.returncode == 0, out.stderr
+    assert 'sandbox {"address_space_mb": 1024, "processes": 24}' in out.stdout
+    assert arena("ladder", "create", "dziobaki", "--players", "2", "--name", "free",
+                 *db).returncode == 0  # fmt: skip
+    listed = {x["ladder"]: x["sandbox"] for x in json.loads(arena("ladder", "list", "--json",
+                                                                  *db).stdout)}  # fmt: skip
+    assert listed == {"dziobaki-2p": {"address_space_mb": 1024, "processes": 24}, "free": {}}
+    table = arena("ladder", "list", *db).stdout
+    assert "processes" in table and "defaults" in table  # (rich may wrap the cell)
+    with LadderStore(str(tmp_path / "ladder.db")) as store:
+        limits = store.ladder("dziobaki-2p").sandbox
+        assert (limits.processes, limits.address_space_mb) == (24, 1024)
+        assert limits.open_files == 256  # the rest: the defaults
+        assert store.ladder("free").sandbox == SandboxLimits()
+
+
 def test_a_submission_that_fails_validation_is_broken_with_its_reason(tmp_path: Path) -> None:
     db = flags(tmp_path)
     assert arena("ladder", "create", "dziobaki", "--players", "2", *db).returncode == 0
@@ -206,6 +227,12 @@ def test_mistakes_are_one_clear_line_and_exit_status_2(tmp_path: Path) -> None:
         (["ladder", "list", "--db", "postgresql+psycopg://ladder@127.0.0.1:1/none"],
          "is locked or unreachable", None),
         (["ladder", "run", "zoo", "--games", "2", "--forever", *db], "not both", None),
+        (["ladder", "create", "dziobaki", "--players", "2", "--sandbox", '{"procs": 9}', *db],
+         "--sandbox: unknown sandbox setting(s) procs; known: address_space_mb", None),
+        (["ladder", "create", "dziobaki", "--players", "2", "--sandbox", '{"processes": 0}',
+          *db], "sandbox limit processes must be an integer in 4..4096, not 0", None),
+        (["ladder", "create", "dziobaki", "--players", "2", "--sandbox", "processes=8", *db],
+         "--sandbox is not valid JSON", None),
     ]  # fmt: skip
     for args, message, env in cases:
         proc = arena(*args, env=env)

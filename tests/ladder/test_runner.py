@@ -11,25 +11,43 @@ ladder goes on; the reference bots finish in the order of their strength.
 
 from __future__ import annotations
 
+import dataclasses
+import gzip
 import json
 import math
+import pickle
+import shutil
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from arena.ladder.hosting import LadderFiles, game_id
+from arena.ladder.hosting import LadderFiles, ShippedArchives, game_id, hosted_spec
 from arena.ladder.matchmaking import MatchmakingSettings
 from arena.ladder.runner import LadderRunner, RunnerConfig
 from arena.ladder.store import LadderStore
 from arena.ladder.submission import Archives
 from arena.ladder.validation import validate_version
-from arena.tournament.journal import Journal
+from arena.ladder.views import VersionInfo
+from arena.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
+from arena.tournament.journal import Journal, read_journal
 from arena.tournament.ray_runner import GameSetup, play_batch
 from arena.tournament.schedule import ScheduledGame
-from tests.ladder.helpers import CRASH, EXITS, FIRST, INTERRUPT, audit, make_ladder, run
+from tests.ladder.helpers import (
+    CRASH,
+    EXITS,
+    FIRST,
+    INTERRUPT,
+    REPO,
+    audit,
+    cli_env,
+    make_ladder,
+    run,
+)
 
 BOTS = {"rnd": "random", "grd": "greedy", "first": FIRST}
 
@@ -303,3 +321,134 @@ def test_the_reference_bots_finish_in_the_order_of_their_strength(
     assert [r.bot for r in rows] == ["ismcts", "greedy", "random"]
     assert all(r.games == 24 for r in rows)
     assert math.isclose(sum(r.games for r in rows), 72)
+
+
+# ---------------------------------------------------------------------------
+# Per-ladder sandbox limits, archives shipped to workers without the ladder home
+# ---------------------------------------------------------------------------
+
+FORKBOMB = f"cmd:{sys.executable} {REPO / 'tests' / 'sandbox' / 'attacker.py'} --mode forkbomb"
+"""Forks until fork fails, reports how many it made (``RESULT {...}`` on stderr), exits."""
+
+
+def forks_of(home: Path, ladder: str) -> list[int]:
+    """How many processes the fork bomb made in each of the ladder's recorded games."""
+    found = []
+    for record in read_journal(LadderFiles.of(home, ladder).records):
+        for event in record["events"]:
+            if event["kind"] == "stderr" and "RESULT " in event["reason"]:
+                line = event["reason"].split("RESULT ")[-1].splitlines()[0]
+                found.append(int(json.loads(line)["forks"]))
+    return found
+
+
+@pytest.mark.server  # sandboxed bot programs against a game server
+def test_a_ladders_own_sandbox_limits_stop_a_fork_bomb(tmp_path: Path) -> None:
+    """The ladder's limit (24 processes), not the default (64), stops the fork bomb; an
+    explicit RunnerConfig.sandbox still wins over the ladder's."""
+    home = tmp_path / "home"
+    with LadderStore(str(tmp_path / "ladder.db")) as store:
+        store.create_ladder(
+            "tight", "zooloretto_mini", 2, options={"start_player": 0},
+            sandbox=SandboxLimits(processes=24),
+        )  # fmt: skip
+        bomb = store.add_version("tight", "bomb", spec=FORKBOMB, status="active")
+        store.add_version("tight", "rnd", spec="random", status="active")
+        assert run(store, "tight", home, games=1).counted == 1
+        (first,) = forks_of(home, "tight")
+        assert 0 < first < 24 < DEFAULT_LIMITS.processes
+        assert store.history(bomb.id)[0].forfeited  # it exited: its seat forfeited
+        assert run(store, "tight", home, games=1, sandbox=SandboxLimits(processes=48)).counted
+        second = forks_of(home, "tight")[1]
+        assert first < second < 48, (first, second)
+
+
+@pytest.mark.server  # a sandboxed program against the bot check's game server
+def test_a_submission_is_validated_under_the_ladders_own_limits(tmp_path: Path) -> None:
+    """The random client passes validation under the defaults (the archive test above);
+    under a ladder's 64 MB address space it cannot start its threads: broken, saying so."""
+    with LadderStore(str(tmp_path / "ladder.db")) as store:
+        store.create_ladder("small", "dziobaki", 2, sandbox=SandboxLimits(address_space_mb=64))
+        version = store.add_version(
+            "small", "rc", spec=f"cmd:{sys.executable} -m bots.random_client"
+        )
+        after, outcome = validate_version(store, version, Archives(tmp_path / "home"))
+    assert after.status == "broken" and not outcome.ok
+    assert "validation failed: joins" in outcome.reason
+
+
+def archive_bot(tmp_path: Path) -> Path:
+    source = tmp_path / "mybot"
+    source.mkdir()
+    (source / "bot.py").write_text(
+        "import sys\nfrom bots.random_client import main\nmain(sys.argv[1:])\n"
+    )
+    return source
+
+
+@pytest.mark.server  # a worker process plays a sandboxed archive bot
+def test_a_worker_without_the_ladder_home_gets_the_archive_and_plays(tmp_path: Path) -> None:
+    """The runner's shipped archives (bytes here, a Ray ObjectRef on a cluster) reach a
+    worker whose ladder home is elsewhere: it verifies, keeps and unpacks them there and
+    plays; bytes that are not the archive fail that game, naming the archive."""
+    driver = Archives(tmp_path / "driver")
+    packed = driver.pack(archive_bot(tmp_path))
+    version = VersionInfo(1, "zoo", "mine", "me", 1, "hosted", None, packed.sha256,
+                          "python bot.py", "active", None, 0, datetime.now(UTC))  # fmt: skip
+    spec = hosted_spec(version, driver)
+    data = packed.path.read_bytes()
+    shutil.rmtree(driver.home)  # nothing of the driver's home is left to share
+    game = ScheduledGame(0, 0, 0, 0, ("mine@1", "rnd"), (spec, "random"), 7, "zoo-m1-a1", "s1")
+    good = GameSetup("dziobaki", 2, {}, "ladder:zoo",
+                     prepare=ShippedArchives({packed.sha256: data}, str(driver.home)))  # fmt: skip
+    bad = dataclasses.replace(
+        good, prepare=ShippedArchives({packed.sha256: gzip.compress(b"junk")}, str(driver.home))
+    )
+    script = (
+        "import pickle, sys\nfrom arena.tournament.ray_runner import play_batch\n"
+        "setup, games = pickle.load(sys.stdin.buffer)\n"
+        "res = play_batch(setup, games)\n"
+        "pickle.dump((res.lines, res.errors), sys.stdout.buffer)\n"
+    )
+    results = []
+    for n, setup in enumerate((good, bad)):
+        worker = tmp_path / f"worker{n}"
+        proc = subprocess.run(
+            [sys.executable, "-c", script], input=pickle.dumps((setup, [game])),
+            capture_output=True, timeout=120, cwd=REPO,
+            env={**cli_env(), "MENAGERIE_LADDER_HOME": str(worker)},
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr.decode()
+        results.append(pickle.loads(proc.stdout))
+    (lines, errors), (bad_lines, bad_errors) = results
+    assert errors == [] and len(lines) == 1
+    record = json.loads(lines[0][1])
+    assert [e for e in record["events"] if e["kind"] != "stderr"] == []  # it played
+    worker = Archives(tmp_path / "worker0")
+    assert (worker.cache / packed.sha256 / "bot.py").exists() and worker.path(packed.sha256)
+    assert bad_lines == [] and len(bad_errors) == 1
+    assert f"archive {packed.sha256[:12]} arrived corrupt" in bad_errors[0][1]
+    assert not (tmp_path / "worker1" / "cache" / packed.sha256).exists()
+
+
+@pytest.mark.server
+@pytest.mark.xdist_group("ray")
+@pytest.mark.usefixtures("ray_cluster")
+def test_a_ladder_on_ray_ships_its_archives_to_the_workers(
+    sqlite_store: LadderStore, tmp_path: Path
+) -> None:
+    """With shipping on (as on a cluster) the Ray workers play a submitted archive from
+    their own ladder home, filled from the object store, not the driver's."""
+    store, home, workers = sqlite_store, tmp_path / "home", tmp_path / "workers"
+    ladder = make_ladder(store, {"rnd": "random"})
+    packed = Archives(home).pack(archive_bot(tmp_path))
+    mine = store.add_version(
+        ladder, "mine", archive_sha256=packed.sha256, entry="python bot.py", status="active"
+    )
+    summary = run(store, ladder, home, games=4, workers=2, ship_archives=True,
+                  worker_home=str(workers))  # fmt: skip
+    assert (summary.counted, summary.voided) == (4, [])
+    assert (workers / "cache" / packed.sha256 / "bot.py").exists()
+    assert (workers / "archives" / f"{packed.sha256}.tar.gz").exists()
+    assert not any(h.forfeited for h in store.history(mine.id))
+    audit(store, ladder, home)
