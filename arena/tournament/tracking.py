@@ -58,11 +58,51 @@ if TYPE_CHECKING:
 PART_SIZE = 500
 RETRY_OFFLINE_SECONDS = 30.0
 TICK_SECONDS = 2.0
+OPEN_TIMEOUT_SECONDS = 120.0
+"""How long the MLflow thread waits for the store to open (a new SQLite store's
+migrations take seconds; a database server that does not answer must not hang it)."""
 
 # A tracking server that is down must not stall the driver for minutes of retries.
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "20")
+
+
+_opening: dict[str, concurrent.futures.Future[None]] = {}
+"""The store opening started by :func:`open_store`, by tracking URI."""
+_opening_lock = threading.Lock()
+
+
+def open_store(uri: str) -> concurrent.futures.Future[None]:
+    """Import MLflow and open the tracking store at ``uri`` in a background thread (once
+    per URI; again after a failure); the future is done when the store is ready.
+
+    Importing MLflow and opening its store (SQLAlchemy, Alembic's schema check; the
+    migrations when the SQLite file is new) is most of what tracking costs a small
+    tournament: a run starts it before anything else so that it overlaps reading the
+    journal and playing the games, and :meth:`RunTracker._connect` waits for it (MLflow
+    caches the store per URI, so the tracker's client gets the same one; two threads
+    must not create a fresh store at once: both would run its migrations)."""
+    with _opening_lock:
+        future = _opening.get(uri)
+        if future is None or (future.done() and future.exception() is not None):
+            future = concurrent.futures.Future()
+            _opening[uri] = future
+            threading.Thread(
+                target=_open_store, args=(uri, future), name="mlflow-open", daemon=True
+            ).start()
+        return future
+
+
+def _open_store(uri: str, future: concurrent.futures.Future[None]) -> None:
+    try:
+        from mlflow import MlflowClient
+
+        MlflowClient(tracking_uri=uri).search_experiments(max_results=1)  # opens the store
+    except BaseException as exc:
+        future.set_exception(exc)
+    else:
+        future.set_result(None)
 
 
 def default_tracking_uri() -> str:
@@ -180,6 +220,7 @@ class RunTracker:
         self.uri = uri
         self.journal = journal
         self.state = SyncState(state_path, self.uri)
+        open_store(self.uri)
         self.log = log
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mlflow")
         self._future: concurrent.futures.Future[None] | None = None
@@ -328,11 +369,12 @@ class RunTracker:
             self.busy_seconds += time.perf_counter() - t0
 
     def _connect(self) -> Any:
+        if self._client is not None:
+            return self._client
+        open_store(self.uri).result(timeout=OPEN_TIMEOUT_SECONDS)
         from mlflow import MlflowClient
         from mlflow.entities import RunStatus
 
-        if self._client is not None:
-            return self._client
         client = MlflowClient(tracking_uri=self.uri)
         experiment, run_name, tags = self.run_identity()
         exp = client.get_experiment_by_name(experiment)
