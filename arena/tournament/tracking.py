@@ -80,9 +80,10 @@ def open_store(uri: str) -> concurrent.futures.Future[None]:
     Importing MLflow and opening its store (SQLAlchemy, Alembic's schema check; the
     migrations when the SQLite file is new) is most of what tracking costs a small
     tournament: a run starts it before anything else so that it overlaps reading the
-    journal and playing the games, and :meth:`RunTracker._connect` waits for it (MLflow
-    caches the store per URI, so the tracker's client gets the same one; two threads
-    must not create a fresh store at once: both would run its migrations)."""
+    journal and playing the games. Every MLflow call of a :class:`RunTracker` waits for
+    it: MLflow caches the store per URI, so the tracker's client gets the same one; two
+    threads must not create a fresh store at once (both would run its migrations) nor
+    import MLflow at once (the second sees a half-initialised module and fails)."""
     with _opening_lock:
         future = _opening.get(uri)
         if future is None or (future.done() and future.exception() is not None):
@@ -351,6 +352,9 @@ class RunTracker:
     def _guarded(self, fn: Callable[..., None], *args: Any) -> None:
         t0 = time.perf_counter()
         try:
+            # MLflow is imported by open_store's thread: no other import of it may run
+            # meanwhile (a half-initialised mlflow.entities fails the second one)
+            open_store(self.uri).result(timeout=OPEN_TIMEOUT_SECONDS)
             fn(*args)
             if self.offline_since is not None:
                 self.log("MLflow is reachable again; uploading what is missing")
@@ -371,7 +375,6 @@ class RunTracker:
     def _connect(self) -> Any:
         if self._client is not None:
             return self._client
-        open_store(self.uri).result(timeout=OPEN_TIMEOUT_SECONDS)
         from mlflow import MlflowClient
         from mlflow.entities import RunStatus
 
