@@ -183,7 +183,7 @@ def _node_address() -> str:
         ray = sys.modules.get("ray")
         if ray is None or not ray.is_initialized():
             return ""
-        return str(ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]  # ray leaves it unannotated
+        return str(ray.util.get_node_ip_address())
     except Exception:
         return ""
 
