@@ -1,9 +1,11 @@
 """MLflow tracking of a tournament: one run, batched writes, resumable upload.
 
-Only the driver talks to MLflow, and only from one background thread, so a slow or
-unreachable tracking store never holds up the games: the journal is the source of
-truth and MLflow is a copy brought up to date by :meth:`Tracker.tick`, at the end by
-:meth:`Tracker.finish`, and later by ``arena sync`` (or the next run of the tournament).
+Only the driver talks to MLflow, and only from background threads (one imports MLflow
+and opens the store as soon as a run starts, :func:`open_store`, alongside reading the
+journal and playing; one does all the logging), so a slow or unreachable tracking store
+never holds up the games: the journal is the source of truth and MLflow is a copy
+brought up to date by :meth:`Tracker.tick`, at the end by :meth:`Tracker.finish` (within
+a time bound), and later by ``arena sync`` (or the next run of the tournament).
 
 What a run holds:
 
@@ -317,8 +319,11 @@ class RunTracker:
     ) -> bool:
         """Final upload: every record, the metrics, the artifacts; True if all is in MLflow.
         ``final``: metrics logged at the last step whatever was logged before (the
-        leaderboard's values: a series ends on them); ``tags``: set on the run."""
-        self.wait()
+        leaderboard's values: a series ends on them); ``tags``: set on the run.
+        ``timeout`` bounds the whole of it, the upload under way included (what did not
+        make it is uploaded by ``arena sync`` or the next run)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self.wait(timeout)
         self.offline_since = None
         done = self._pool.submit(
             self._guarded,
@@ -330,7 +335,8 @@ class RunTracker:
             dict(final or {}),
             dict(tags or {}),
         )
-        concurrent.futures.wait([done], timeout=timeout)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        concurrent.futures.wait([done], timeout=left)
         self._pool.shutdown(wait=False)
         return done.done() and self.online
 
