@@ -73,6 +73,7 @@ os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "20")
 _opening: dict[str, concurrent.futures.Future[None]] = {}
 """The store opening started by :func:`open_store`, by tracking URI."""
 _opening_lock = threading.Lock()
+_import_lock = threading.Lock()
 
 
 def open_store(uri: str) -> concurrent.futures.Future[None]:
@@ -91,15 +92,16 @@ def open_store(uri: str) -> concurrent.futures.Future[None]:
         if future is None or (future.done() and future.exception() is not None):
             future = concurrent.futures.Future()
             _opening[uri] = future
-            threading.Thread(
-                target=_open_store, args=(uri, future), name="mlflow-open", daemon=True
-            ).start()
+            # not a daemon: a process that ends early (a bad out dir) waits for it rather
+            # than cut a new store's migrations short and leave a half-made mlflow.db
+            threading.Thread(target=_open_store, args=(uri, future), name="mlflow-open").start()
         return future
 
 
 def _open_store(uri: str, future: concurrent.futures.Future[None]) -> None:
     try:
-        from mlflow import MlflowClient
+        with _import_lock:  # the openings of two URIs import it one after the other
+            from mlflow import MlflowClient
 
         MlflowClient(tracking_uri=uri).search_experiments(max_results=1)  # opens the store
     except BaseException as exc:
