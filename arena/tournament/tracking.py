@@ -73,7 +73,9 @@ os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "20")
 _opening: dict[str, concurrent.futures.Future[None]] = {}
 """The store opening started by :func:`open_store`, by tracking URI."""
 _opening_lock = threading.Lock()
+"""Guards :data:`_opening`."""
 _import_lock = threading.Lock()
+"""Held while an opener imports MLflow (see :func:`open_store`)."""
 
 
 def open_store(uri: str) -> concurrent.futures.Future[None]:
