@@ -1,5 +1,5 @@
-"""``arena bench engine|grpc|server|arena|strength|ladder|ratings|sandbox``: the benchmarks
-(``--json`` for machines).
+"""``arena bench engine|grpc|server|arena|strength|ladder|ratings|sandbox|startup``: the
+benchmarks (``--json`` for machines).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 """
@@ -201,3 +201,17 @@ def bench_sandbox_cmd(
     if repeats < 1 or games < 1:
         raise UserError("--repeats and --games must be >= 1")
     run_sandbox_bench(repeats, games, game, as_json)
+
+
+@user_errors
+def bench_startup_cmd(
+    repeats: Annotated[int, typer.Option("--repeats", help="Runs of each case (median).")] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Wall time of a 2-game tournament, start to exit: without tracking, with an existing
+    MLflow store and with a fresh one."""
+    from arena.bench.startup import run_startup_bench
+
+    if repeats < 1:
+        raise UserError("--repeats must be >= 1")
+    run_startup_bench(repeats, as_json)

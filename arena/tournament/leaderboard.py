@@ -1,11 +1,12 @@
 """The leaderboard as a terminal table, CSV, Markdown and HTML (each with the
-:data:`LEGEND`), the crosstable of pairwise results, and the Elo plot."""
+:data:`LEGEND`), the crosstable of pairwise results, and the Elo plot (a PNG drawn with Pillow)."""
 
 from __future__ import annotations
 
 import csv
 import html
 import io
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -183,28 +184,100 @@ def crosstable_table(
     return table
 
 
+PLOT_SIZE = (800, 450)
+"""The Elo plot's size in pixels."""
+PLOT_COLORS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+"""Line colours, one per bot in name order (matplotlib's tab10, repeated)."""
+
+
+def nice_ticks(low: float, high: float, most: int = 6, min_step: float = 0.0) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten apart, at least ``min_step``)
+    covering [low, high].
+
+    >>> nice_ticks(1480, 1523)
+    [1480.0, 1490.0, 1500.0, 1510.0, 1520.0, 1530.0]
+    """
+    if high <= low:
+        low, high = low - 1, high + 1
+    raw = (high - low) / max(1, most - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = max(min_step, next(m * power for m in (1, 2, 5, 10) if m * power >= raw))
+    first = math.floor(low / step) * step
+    count = math.ceil((high - first) / step - 1e-9) + 1
+    return [float(round(first + k * step, 10)) for k in range(count)]
+
+
 def plot_ratings(
     trajectory: Sequence[Point],
     path: Path,
     title: str,
 ) -> None:
-    """Elo over games completed, one line per bot, as a PNG (matplotlib Agg)."""
-    import matplotlib
+    """Elo over games completed, one line per bot, as a PNG.
 
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    Drawn with Pillow rather than matplotlib: importing matplotlib costs about a second
+    of CPU, more than a small tournament takes to play (issue 19), and a line chart with
+    axes, ticks and a legend needs nothing matplotlib adds."""
+    from PIL import Image, ImageDraw, ImageFont
 
-    fig = Figure(figsize=(8, 4.5), dpi=100)
-    ax = fig.subplots()
+    width, height = PLOT_SIZE
+    image = Image.new("RGB", PLOT_SIZE, "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=12)
+    big = ImageFont.load_default(size=15)
     names = sorted({n for _, elo, _ in trajectory for n in elo})
     steps = [s for s, _, _ in trajectory]
-    for name in names:
-        ax.plot(steps, [elo.get(name, float("nan")) for _, elo, _ in trajectory], label=name)
-    ax.set_xlabel("games completed")
-    ax.set_ylabel("Elo (sequential estimate)")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    if names:
-        ax.legend(fontsize="small", loc="best")
-    fig.tight_layout()
-    fig.savefig(path)
+    values = [v for _, elo, _ in trajectory for v in elo.values() if math.isfinite(v)]
+    yticks = nice_ticks(min(values, default=1490), max(values, default=1510))
+    xticks = nice_ticks(min(steps, default=0), max(steps, default=1), most=8, min_step=1)
+    left, top, right, bottom = 70, 50, width - 150, height - 50
+    x0, x1, y0, y1 = xticks[0], xticks[-1], yticks[0], yticks[-1]
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return (
+            left + (x - x0) / ((x1 - x0) or 1) * (right - left),
+            bottom - (y - y0) / ((y1 - y0) or 1) * (bottom - top),
+        )
+
+    draw.text((left, 6), title, fill="black", font=big)
+    for y in yticks:
+        _, py = at(x0, y)
+        draw.line([(left, py), (right, py)], fill="#e6e6e6")
+        draw.text((left - 6, py), f"{y:g}", fill="black", font=font, anchor="rm")
+    for x in xticks:
+        px, _ = at(x, y0)
+        draw.line([(px, top), (px, bottom)], fill="#e6e6e6")
+        draw.text((px, bottom + 6), f"{x:g}", fill="black", font=font, anchor="mt")
+    draw.rectangle([left, top, right, bottom], outline="black")
+    draw.text(
+        ((left + right) / 2, height - 8), "games completed", fill="black", font=font, anchor="mb"
+    )
+    draw.text((8, top - 18), "Elo (sequential estimate)", fill="black", font=font)
+    for k, name in enumerate(names):
+        color = PLOT_COLORS[k % len(PLOT_COLORS)]
+        line = [
+            at(step, elo[name])
+            for step, elo, _ in trajectory
+            if name in elo and math.isfinite(elo[name])
+        ]
+        if len(line) > 1:
+            draw.line(line, fill=color, width=2, joint="curve")
+        elif line:
+            (px, py) = line[0]
+            draw.ellipse([px - 3, py - 3, px + 3, py + 3], fill=color)
+        ly = top + 8 + 18 * k
+        if ly < bottom:  # a legend longer than the plot is cut (the CSV has every bot)
+            draw.line([(right + 10, ly), (right + 30, ly)], fill=color, width=2)
+            label = name if len(name) <= 16 else name[:15] + "…"
+            draw.text((right + 36, ly), label, fill="black", font=font, anchor="lm")
+    image.save(path, format="PNG")

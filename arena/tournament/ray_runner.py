@@ -181,13 +181,13 @@ def play_batch(setup: GameSetup, games: list[ScheduledGame]) -> BatchResult:
 
 
 def _node_address() -> str:
-    """The IP address of the Ray node this runs on ("" outside a Ray worker)."""
+    """The IP address of the Ray node this runs on ("" outside a Ray worker; a game played
+    in the driver's process does not import Ray for it: that costs half a second)."""
     try:
-        import ray
-
-        if not ray.is_initialized():
+        ray = sys.modules.get("ray")
+        if ray is None or not ray.is_initialized():
             return ""
-        return str(ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]  # ray leaves it unannotated
+        return str(ray.util.get_node_ip_address())
     except Exception:
         return ""
 

@@ -73,7 +73,7 @@ from arena.tournament.results import (
 )
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.sprt import pentanomial, separated, sprt_state
-from arena.tournament.tracking import Tracker, default_tracking_uri
+from arena.tournament.tracking import Tracker, default_tracking_uri, open_store
 
 IN_PROCESS_MAX_GAMES = 8
 """A run of at most this many games is played in this process unless ``workers`` says
@@ -208,6 +208,8 @@ class Tournament:
         the results so far are written)."""
         cfg, err = self.cfg, self.err
         self.started = time.perf_counter()
+        if cfg.tracking:  # the slowest part of a small run: under way while the rest runs
+            open_store(cfg.tracking_uri or default_tracking_uri())
         out, meta = prepare_out_dir(cfg)
         schedule = cfg.schedule()
         total = len(schedule)

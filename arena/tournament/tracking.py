@@ -1,9 +1,11 @@
 """MLflow tracking of a tournament: one run, batched writes, resumable upload.
 
-Only the driver talks to MLflow, and only from one background thread, so a slow or
-unreachable tracking store never holds up the games: the journal is the source of
-truth and MLflow is a copy brought up to date by :meth:`Tracker.tick`, at the end by
-:meth:`Tracker.finish`, and later by ``arena sync`` (or the next run of the tournament).
+Only the driver talks to MLflow, and only from background threads (one imports MLflow
+and opens the store as soon as a run starts, :func:`open_store`, alongside reading the
+journal and playing; one does all the logging), so a slow or unreachable tracking store
+never holds up the games: the journal is the source of truth and MLflow is a copy
+brought up to date by :meth:`Tracker.tick`, at the end by :meth:`Tracker.finish` (within
+a time bound), and later by ``arena sync`` (or the next run of the tournament).
 
 What a run holds:
 
@@ -58,11 +60,56 @@ if TYPE_CHECKING:
 PART_SIZE = 500
 RETRY_OFFLINE_SECONDS = 30.0
 TICK_SECONDS = 2.0
+OPEN_TIMEOUT_SECONDS = 120.0
+"""How long the MLflow thread waits for the store to open (a new SQLite store's
+migrations take seconds; a database server that does not answer must not hang it)."""
 
 # A tracking server that is down must not stall the driver for minutes of retries.
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "20")
+
+
+_opening: dict[str, concurrent.futures.Future[None]] = {}
+"""The store opening started by :func:`open_store`, by tracking URI."""
+_opening_lock = threading.Lock()
+"""Guards :data:`_opening`."""
+_import_lock = threading.Lock()
+"""Held while an opener imports MLflow (see :func:`open_store`)."""
+
+
+def open_store(uri: str) -> concurrent.futures.Future[None]:
+    """Import MLflow and open the tracking store at ``uri`` in a background thread (once
+    per URI; again after a failure); the future is done when the store is ready.
+
+    Importing MLflow and opening its store (SQLAlchemy, Alembic's schema check; the
+    migrations when the SQLite file is new) is most of what tracking costs a small
+    tournament: a run starts it before anything else so that it overlaps reading the
+    journal and playing the games. Every MLflow call of a :class:`RunTracker` waits for
+    it: MLflow caches the store per URI, so the tracker's client gets the same one; two
+    threads must not create a fresh store at once (both would run its migrations) nor
+    import MLflow at once (the second sees a half-initialised module and fails)."""
+    with _opening_lock:
+        future = _opening.get(uri)
+        if future is None or (future.done() and future.exception() is not None):
+            future = concurrent.futures.Future()
+            _opening[uri] = future
+            # not a daemon: a process that ends early (a bad out dir) waits for it rather
+            # than cut a new store's migrations short and leave a half-made mlflow.db
+            threading.Thread(target=_open_store, args=(uri, future), name="mlflow-open").start()
+        return future
+
+
+def _open_store(uri: str, future: concurrent.futures.Future[None]) -> None:
+    try:
+        with _import_lock:  # the openings of two URIs import it one after the other
+            from mlflow import MlflowClient
+
+        MlflowClient(tracking_uri=uri).search_experiments(max_results=1)  # opens the store
+    except BaseException as exc:
+        future.set_exception(exc)
+    else:
+        future.set_result(None)
 
 
 def default_tracking_uri() -> str:
@@ -180,6 +227,7 @@ class RunTracker:
         self.uri = uri
         self.journal = journal
         self.state = SyncState(state_path, self.uri)
+        open_store(self.uri)
         self.log = log
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mlflow")
         self._future: concurrent.futures.Future[None] | None = None
@@ -275,8 +323,11 @@ class RunTracker:
     ) -> bool:
         """Final upload: every record, the metrics, the artifacts; True if all is in MLflow.
         ``final``: metrics logged at the last step whatever was logged before (the
-        leaderboard's values: a series ends on them); ``tags``: set on the run."""
-        self.wait()
+        leaderboard's values: a series ends on them); ``tags``: set on the run.
+        ``timeout`` bounds the whole of it, the upload under way included (what did not
+        make it is uploaded by ``arena sync`` or the next run)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self.wait(timeout)
         self.offline_since = None
         done = self._pool.submit(
             self._guarded,
@@ -288,7 +339,8 @@ class RunTracker:
             dict(final or {}),
             dict(tags or {}),
         )
-        concurrent.futures.wait([done], timeout=timeout)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        concurrent.futures.wait([done], timeout=left)
         self._pool.shutdown(wait=False)
         return done.done() and self.online
 
@@ -310,6 +362,9 @@ class RunTracker:
     def _guarded(self, fn: Callable[..., None], *args: Any) -> None:
         t0 = time.perf_counter()
         try:
+            # MLflow is imported by open_store's thread: no other import of it may run
+            # meanwhile (a half-initialised mlflow.entities fails the second one)
+            open_store(self.uri).result(timeout=OPEN_TIMEOUT_SECONDS)
             fn(*args)
             if self.offline_since is not None:
                 self.log("MLflow is reachable again; uploading what is missing")
@@ -328,11 +383,11 @@ class RunTracker:
             self.busy_seconds += time.perf_counter() - t0
 
     def _connect(self) -> Any:
+        if self._client is not None:
+            return self._client
         from mlflow import MlflowClient
         from mlflow.entities import RunStatus
 
-        if self._client is not None:
-            return self._client
         client = MlflowClient(tracking_uri=self.uri)
         experiment, run_name, tags = self.run_identity()
         exp = client.get_experiment_by_name(experiment)
