@@ -145,7 +145,7 @@ def bench_ladder_cmd(
 ) -> None:
     """Ladder: matchmaking time per decision (10/100/1,000 bots), commit time per result
     (SQLite; PostgreSQL with --db), games to leave provisional, games/s vs a tournament."""
-    from arena.ladder.bench import bench_ladder, print_report
+    from arena.bench.ladder import bench_ladder, print_report
 
     report = bench_ladder(
         db, game=game, bot=bot, games=games, workers=workers, throughput=throughput

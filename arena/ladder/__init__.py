@@ -7,7 +7,7 @@ ratings in a database that survives restarts.
 
 ```
 models.py        the tables (SQLAlchemy 2 typed models): ladders, bots, versions, matches,
-                 ratings, rating history, leases
+                 ratings, rating history, leases, bot tokens
 migrations/      Alembic migrations shipped in the package (run in code by db.upgrade)
 db.py            where the database is (ladder.db / $MENAGERIE_LADDER_DB / a URL), SQLite
                  WAL set-up, schema upgrade
@@ -25,8 +25,11 @@ runner.py        LadderRunner (``arena ladder run``): lease, recovery, matchmaki
                  Ray, records file, exactly-once commits, clean stop
 standings.py     the standings as tables (terminal, JSON, CSV, Markdown, HTML), --batch fit
 tracking.py      the ladder's MLflow run
-bench.py         measurements for ``arena bench ladder``
+tokens.py        remote bots' tokens (only their sha256 is stored; several per bot)
+remote.py        the lobby's side of the runner: remote seats' matches on game servers
 ```
+
+Its measurements (``arena bench ladder``) are in :mod:`arena.bench.ladder`.
 
 Modules are imported by name (``from arena.ladder.store import LadderStore``): the pure
 ones (rating, matchmaking, submission) do not pull in the database stack.

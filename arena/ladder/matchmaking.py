@@ -45,7 +45,7 @@ catches up, and it anchors each of its first
 newcomer is below them all until it has gained ``C − s − k`` games).
 
 **Cost.** One pass over the snapshot into numpy arrays, vectorised window and scores:
-O(n + k·|window| + k·|recent|); ``arena.ladder.bench.bench_matchmaking`` measures it.
+O(n + k·|window| + k·|recent|); ``arena.bench.ladder.bench_matchmaking`` measures it.
 
 >>> field = [Candidate(i, mu=20.0 + i, sigma=2.0, games=10) for i in range(6)]
 >>> field.append(Candidate(99, mu=25.0, sigma=25 / 3, games=0))   # a new version

@@ -23,7 +23,7 @@ uses the same), so a new version with few games is not ranked above a proven one
 **Provisional.** A version is provisional while ``σ > β`` (default 25/6 ≈ 4.17 = σ₀/2):
 until its skill uncertainty is no larger than the noise of a single game, its rank says
 little. Against a settled field that takes a median of 22 games at 2 players, 19 at 3
-and 21 at 4 (``arena.ladder.bench.bench_placement``, results drawn from the model); lichess
+and 21 at 4 (``arena.bench.ladder.bench_placement``, results drawn from the model); lichess
 likewise shows a rating as provisional until its Glicko-2 deviation has shrunk to a
 fraction (110) of its initial value (500).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.ladder.bench import (
+from arena.bench.ladder import (
     bench_commit,
     bench_matchmaking,
     bench_placement,
