@@ -77,18 +77,33 @@ PRIVATE_PLACES = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 """Where a bot sees folders of its own instead of the host's."""
 
 
-def private_place_lines(argv: list[str]) -> tuple[str, str]:
-    """Shell lines that keep the files named by absolute arguments under the
-    :data:`PRIVATE_PLACES` (a bot's files in a test's ``/tmp`` folder, a ladder home
-    there) visible, read-only, at the same path: bound aside before the private folders
-    cover them, moved back after."""
-    stage, unstage = [], []
-    for k, arg in enumerate(dict.fromkeys(argv)):
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + "/")
+
+
+def kept_paths(argv: list[str]) -> list[str]:
+    """The real paths under the :data:`PRIVATE_PLACES` that a bot must still see: the
+    files named by its absolute arguments (its program, a script, a ladder home), the
+    arena's Python environment (``sys.prefix``: the interpreter and packages bots run
+    with) and the project's own folder (what an editable install imports), each once
+    (not one inside another). A checkout under ``/tmp`` then works as one elsewhere,
+    where the whole root filesystem is visible, read-only."""
+    project = str(Path(__file__).resolve().parents[2])
+    found: list[str] = []
+    for arg in dict.fromkeys([*argv, sys.prefix, project]):
         if not (os.path.isabs(arg) and os.path.exists(arg)):
             continue
         real = os.path.realpath(arg)
-        if not any(real == p or real.startswith(p + "/") for p in PRIVATE_PLACES):
-            continue
+        if any(_inside(real, p) for p in PRIVATE_PLACES) and real not in found:
+            found.append(real)
+    return [p for p in found if not any(q != p and _inside(p, q) for q in found)]
+
+
+def private_place_lines(argv: list[str]) -> tuple[str, str]:
+    """Shell lines that keep :func:`kept_paths` visible, read-only, at the same path:
+    bound aside before the private folders cover them, moved back after."""
+    stage, unstage = [], []
+    for k, real in enumerate(kept_paths(argv)):
         aside, place = f'"$W/.arg{k}"', shlex.quote(real)
         make = "mkdir -p" if os.path.isdir(real) else "touch"
         stage += [f"{make} {aside}", f"mount --bind {place} {aside}"]
