@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -163,9 +163,30 @@ def _script(js: str) -> str:
     return "<script>\n" + js.replace("</script", "<\\/script") + "\n</script>"
 
 
-def render_html(rp: Replay, views: Sequence[int | None] | None = None) -> str:
+def analysis_data(
+    annotations: Sequence[Mapping[str, Any]], game_id: str, views: Sequence[int | None] | None
+) -> dict[str, JSON] | None:
+    """The annotations (sidecar lines, :mod:`arena.analysis`) of game ``game_id`` that the
+    viewer may show: in a viewer of chosen seats only those seats' own decisions (another
+    seat's move, as its analysis names it, may be hidden from them). None if none is left."""
+    seats = None if views is None else {v for v in views if v is not None}
+    mine = [
+        dict(a)
+        for a in annotations
+        if a.get("game_id") == game_id and (seats is None or a.get("seat") in seats)
+    ]
+    if not mine:
+        return None
+    return {"unit": mine[0].get("unit"), "analyser": mine[0].get("analyser"), "annotations": mine}
+
+
+def render_html(
+    rp: Replay,
+    views: Sequence[int | None] | None = None,
+    analysis: Sequence[Mapping[str, Any]] | None = None,
+) -> str:
     """The viewer page of a verified replay, as one string (``views``: see
-    :func:`viewer_data`)."""
+    :func:`viewer_data`; ``analysis``: annotations to draw, see :func:`analysis_data`)."""
     data = viewer_data(rp, views)
     title = f"{data['game_name']}: game {data['game_id'] or '-'}"
     try:
@@ -183,6 +204,15 @@ def render_html(rp: Replay, views: Sequence[int | None] | None = None) -> str:
             _script(js) for js in (_asset("svg.js"), game_js, _asset("viewer.js"))
         ),
     }
+    shown = None if analysis is None else analysis_data(analysis, str(data["game_id"]), views)
+    if shown is not None:  # the analysis layer: its data, style and script after the viewer's
+        parts["<!--CSS-->"] += "\n<style>\n" + _asset("analysis.css") + "\n</style>"
+        parts["<!--JS-->"] += (
+            '\n<script type="application/json" id="menagerie-analysis">'
+            + _inline_json(shown)
+            + "</script>\n"
+            + _script(_asset("analysis.js"))
+        )
     for marker, text in parts.items():
         page = page.replace(marker, text, 1)
     return page
