@@ -57,8 +57,8 @@ def analyse_cmd(
     from arena.analysis.analysers import make_analyser
     from arena.analysis.evaluate import Annotation, analyse_record
     from arena.analysis.report import bot_report
-    from arena.analysis.sidecar import write_annotations
     from arena.analysis.show import annotations_table, report_table, thresholds_line
+    from arena.analysis.sidecar import write_annotations
     from arena.match.records import RecordError
     from arena.replay.sources import load_game, load_verified
 
