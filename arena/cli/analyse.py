@@ -11,8 +11,9 @@ game id and step) that ``arena replay ... --html OUT --analysis FILE`` draws.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -51,16 +52,33 @@ def analyse_cmd(
     csv_out: Annotated[
         Path | None, typer.Option("--csv", help="Write the per-bot report here (CSV).")
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Analyse the games on Ray with this many workers (0: in this process; "
+            "RAY_ADDRESS joins a cluster).",
+        ),
+    ] = 0,
+    log: Annotated[
+        bool,
+        typer.Option(
+            "--log",
+            help="SOURCE is an MLflow run: log the report (analysis/*.csv, the annotations) "
+            "and per-bot metrics analysis.mean_loss/<bot> to it.",
+        ),
+    ] = False,
     tracking_uri: Annotated[str | None, typer.Option("--tracking-uri", help=TRACKING_HELP)] = None,
 ) -> None:
     """Evaluate every move of logged games from what its seat knew; mark mistakes."""
     from arena.analysis.analysers import make_analyser
-    from arena.analysis.evaluate import Annotation, analyse_record
+    from arena.analysis.distribute import analyse_many
+    from arena.analysis.evaluate import Annotation
     from arena.analysis.report import bot_report
     from arena.analysis.show import annotations_table, report_table, thresholds_line
     from arena.analysis.sidecar import write_annotations
     from arena.match.records import RecordError
-    from arena.replay.sources import load_game, load_verified
+    from arena.replay.sources import is_file_source, load_game, load_verified
 
     try:
         analyser = make_analyser(bot, budget)
@@ -72,16 +90,16 @@ def analyse_cmd(
         records = load_verified(source, tracking_uri, warn).records
         if not records:
             raise UserError(f"{source} holds no game that replays")
-    console = rich_console()
-    annotations: list[Annotation] = []
+    if workers < 0:
+        raise UserError(f"--workers must be >= 0, got {workers}")
     for record in records:
         if seat is not None and not 0 <= seat < int(record["num_players"]):
             raise UserError(f"--seat must be 0..{int(record['num_players']) - 1}, got {seat}")
-        try:
-            game_anns = list(analyse_record(record, analyser, seed, seat))
-        except RecordError as exc:
-            raise UserError(f"game {record.get('game_id')} does not replay: {exc}") from None
-        annotations += game_anns
+    if log and is_file_source(source):
+        raise UserError("--log logs to an MLflow run: SOURCE must be a run id")
+    console = rich_console()
+
+    def done(record: Mapping[str, Any], game_anns: list[Annotation]) -> None:
         if len(records) == 1:
             console.print(thresholds_line(analyser, str(record["game"])))
             console.print(annotations_table(record, game_anns))
@@ -91,6 +109,12 @@ def analyse_cmd(
                 f"{len(game_anns)} decisions",
                 file=sys.stderr,
             )
+
+    try:
+        per_game = analyse_many(records, bot, budget, seed, seat, workers, done=done)
+    except RecordError as exc:
+        raise UserError(f"a game does not replay: {exc}") from None
+    annotations = [a for game_anns in per_game for a in game_anns]
     if len(records) > 1:
         games = sorted({str(r["game"]) for r in records})
         for g in games:
@@ -105,6 +129,11 @@ def analyse_cmd(
     if out is not None:
         n = write_annotations(annotations, out)
         print(f"{n} annotations written to {out}", file=sys.stderr)
+    if log:
+        from arena.analysis.tracking import log_analysis
+
+        where = log_analysis(source, report, annotations, tracking_uri)
+        print(f"analysis logged to MLflow run {source}: {where}", file=sys.stderr)
 
 
 def _single(source: str, tracking_uri: str | None) -> bool:
