@@ -35,6 +35,8 @@ from engine.core import sample_outcome
 
 DEFAULT_ITERATIONS = 8
 """Determinizations per action for ``rollout`` (each one a playout of every action)."""
+MAX_ITERATIONS = 100_000
+"""The largest budget accepted (a typo must not start a search of days)."""
 
 
 @dataclass(frozen=True)
@@ -110,8 +112,8 @@ class RolloutAnalyser:
     unit = "score margin (points)"
 
     def __init__(self, iterations: int = DEFAULT_ITERATIONS, depth: int | None = None) -> None:
-        if iterations < 1:
-            raise ValueError("iterations must be >= 1")
+        if not 1 <= iterations <= MAX_ITERATIONS:
+            raise ValueError(f"iterations must be 1..{MAX_ITERATIONS}")
         if depth is not None and depth < 0:
             raise ValueError("depth must be >= 0")
         self.iterations = int(iterations)
@@ -148,8 +150,8 @@ class IsmctsAnalyser:
     def __init__(self, iterations: int = 400, **options: float | str) -> None:
         from bots.ismcts import IsmctsBot
 
-        if iterations < 1:
-            raise ValueError("iterations must be >= 1")
+        if not 1 <= iterations <= MAX_ITERATIONS:
+            raise ValueError(f"iterations must be 1..{MAX_ITERATIONS}")
         self.bot = IsmctsBot(iterations=int(iterations), widen=0, **options)  # type: ignore[arg-type]  # options are checked by IsmctsBot
         self.budget = f"iterations={iterations}" + "".join(
             f",{k}={v}" for k, v in sorted(options.items())

@@ -15,6 +15,7 @@ annotations, and two positions a seat cannot tell apart give the same annotation
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
@@ -27,6 +28,8 @@ from engine import CHANCE, State
 
 FORMAT = "menagerie.analysis/1"
 PHASES = ("early", "mid", "late")
+MARKS = ("inaccuracy", "mistake", "blunder")
+"""The marks, from the smallest loss up (:class:`arena.analysis.analysers.Thresholds`)."""
 EPSILON = 1e-9
 """Values closer than this are ties (float noise of averaging)."""
 
@@ -76,8 +79,25 @@ class Annotation:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Annotation:
+        """The annotation of a sidecar line; ValueError (or KeyError) says what is wrong:
+        a file from elsewhere is checked before the viewer shows it."""
         fields = cls.__dataclass_fields__
-        return cls(**{k: data[k] for k in fields})
+        values = {k: data[k] for k in fields}
+        for k in ("step", "seat", "rank", "legal", "seed"):
+            if not isinstance(values[k], int) or isinstance(values[k], bool) or values[k] < 0:
+                raise ValueError(f"{k} must be a non-negative integer, got {values[k]!r}")
+        for k in ("value", "best_value", "loss", "ms"):
+            v = values[k]
+            if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v):
+                raise ValueError(f"{k} must be a finite number, got {v!r}")
+        for k in ("game_id", "player", "played", "best", "unit", "analyser"):
+            if not isinstance(values[k], str):
+                raise ValueError(f"{k} must be a string, got {values[k]!r}")
+        if values["phase"] not in PHASES:
+            raise ValueError(f"phase must be one of {', '.join(PHASES)}, got {values['phase']!r}")
+        if values["mark"] not in (None, *MARKS):
+            raise ValueError(f"mark must be null or one of {', '.join(MARKS)}")
+        return cls(**values)
 
 
 def decision_rng(seed: int, game_id: str, step: int) -> random.Random:

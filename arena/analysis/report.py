@@ -14,9 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.analysis.evaluate import PHASES, Annotation
-
-MARKS = ("inaccuracy", "mistake", "blunder")
+from arena.analysis.evaluate import MARKS, PHASES, Annotation
 
 
 @dataclass

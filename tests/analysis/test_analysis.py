@@ -252,7 +252,8 @@ def test_cli_bad_input(tmp_path: Path, run_cli: Cli) -> None:
     for args, needle in (
         (("--budget", "ms=50"), "only iterations"),
         (("--bot", "nosuch"), "unknown analyser"),
-        (("--bot", "rollout:iterations=0"), "iterations must be >= 1"),
+        (("--bot", "rollout:iterations=0"), "iterations must be 1..100000"),
+        (("--budget", "iterations=10000000"), "iterations must be 1..100000"),
         (("--seat", "5"), "--seat must be 0..1"),
     ):
         res = run_cli("analyse", record, *args)
@@ -262,5 +263,12 @@ def test_cli_bad_input(tmp_path: Path, run_cli: Cli) -> None:
     bad.write_text('{"format": "other"}\n')
     res = run_cli("replay", record, "--html", tmp_path / "v.html", "--analysis", bad)
     assert res.exit_code != 0 and "not an analysis line" in res.stderr
+    side = tmp_path / "side.jsonl"
+    assert run_cli("analyse", record, "--budget", "iterations=1", "--out", side).exit_code == 0
+    line = json.loads(side.read_text().splitlines()[0])
+    for key, value in (("mark", "<b>"), ("loss", "NaN"), ("step", -1), ("played", 3)):
+        bad.write_text(json.dumps({**line, key: value}) + "\n")
+        res = run_cli("replay", record, "--html", tmp_path / "v.html", "--analysis", bad)
+        assert res.exit_code != 0 and f"{key} must be" in res.stderr, res.stderr
     res = run_cli("replay", record, "--analysis", bad)
     assert res.exit_code != 0 and "--html" in res.stderr
