@@ -9,8 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.analysis.analysers import Analyser
-from arena.analysis.evaluate import Annotation
-from arena.analysis.report import MARKS, BotLoss
+from arena.analysis.evaluate import MARKS, Annotation
+from arena.analysis.report import BotLoss
 
 STYLES = {"inaccuracy": "yellow", "mistake": "dark_orange", "blunder": "bold red"}
 SYMBOLS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
