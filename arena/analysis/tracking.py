@@ -6,6 +6,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from arena.analysis.evaluate import Annotation
 from arena.analysis.report import BotLoss, write_csv
@@ -20,8 +21,11 @@ def log_analysis(
     report: Sequence[BotLoss],
     annotations: Sequence[Annotation],
     tracking_uri: str | None = None,
+    records: Sequence[dict[str, Any]] | None = None,
 ) -> str:
-    """Log to MLflow run ``run_id``: ``analysis/report.csv``, ``analysis/annotations.jsonl``
+    """Log to MLflow run ``run_id``: ``analysis/report.csv``, ``analysis/annotations.jsonl``,
+    the run's sample of viewers (``replays/``, :func:`arena.replay.viewer.log_viewers`)
+    again with the analysis drawn when ``records`` (the analysed games) are given,
     and the metrics ``analysis.mean_loss/<bot>`` and ``analysis.blunders/<bot>``
     (names as the tournament's metrics: ``arena.tournament.tracking.metric_key``);
     returns where the artifacts went."""
@@ -39,7 +43,14 @@ def log_analysis(
         write_csv(list(report), Path(tmp) / "report.csv")
         write_annotations(annotations, Path(tmp) / "annotations.jsonl")
         client.log_artifacts(run_id, tmp, ARTIFACT_DIR)
+    where = f"{ARTIFACT_DIR}/report.csv, {ARTIFACT_DIR}/annotations.jsonl"
+    if records:
+        from arena.replay.viewer import log_viewers
+
+        notes = [a.to_json() for a in annotations]
+        viewers = log_viewers(run_id, list(records), client=client, analysis=notes)
+        where += f", {len(viewers)} viewers with the analysis under replays/"
     for b in report:
         client.log_metric(run_id, metric_key("analysis.mean_loss", b.bot), b.mean_loss)
         client.log_metric(run_id, metric_key("analysis.blunders", b.bot), b.marks["blunder"])
-    return f"{ARTIFACT_DIR}/report.csv, {ARTIFACT_DIR}/annotations.jsonl"
+    return where

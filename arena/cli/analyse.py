@@ -132,7 +132,7 @@ def analyse_cmd(
     if log:
         from arena.analysis.tracking import log_analysis
 
-        where = log_analysis(source, report, annotations, tracking_uri)
+        where = log_analysis(source, report, annotations, tracking_uri, records)
         print(f"analysis logged to MLflow run {source}: {where}", file=sys.stderr)
 
 

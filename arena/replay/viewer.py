@@ -222,10 +222,15 @@ def _html_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def write_viewer(record: dict[str, Any], path: str | Path) -> Path:
-    """Verify ``record`` and write its viewer to ``path``; UnverifiedRecord if it is bad."""
+def write_viewer(
+    record: dict[str, Any],
+    path: str | Path,
+    analysis: Sequence[Mapping[str, Any]] | None = None,
+) -> Path:
+    """Verify ``record`` and write its viewer to ``path`` (with the ``analysis``
+    annotations of this game, if any); UnverifiedRecord if it is bad."""
     out = Path(path)
-    html = render_html(load_replay(record))
+    html = render_html(load_replay(record), None, analysis)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, encoding="utf-8")
     return out
@@ -289,13 +294,15 @@ def write_sample_viewers(
     per_bot_lost: int = 2,
     limit: int = 10,
     warn: Callable[[str], None] | None = None,
+    analysis: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Path]:
-    """Viewers of :func:`sample_games_for_viewers` in ``out_dir``; bad records are skipped
-    (and reported to ``warn``), never written."""
+    """Viewers of :func:`sample_games_for_viewers` in ``out_dir`` (drawing ``analysis``
+    where it covers the game); bad records are skipped (and reported to ``warn``), never
+    written."""
     paths: list[Path] = []
     for rec in sample_games_for_viewers(records, per_bot_lost, limit):
         try:
-            paths.append(write_viewer(rec, Path(out_dir) / viewer_filename(rec)))
+            paths.append(write_viewer(rec, Path(out_dir) / viewer_filename(rec), analysis))
         except UnverifiedRecord as exc:
             if warn is not None:
                 warn(f"warning: no viewer: {exc}")
@@ -312,9 +319,11 @@ def log_viewers(
     limit: int = 10,
     artifact_path: str = ARTIFACT_DIR,
     warn: Callable[[str], None] | None = None,
+    analysis: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[str]:
     """Log viewers of a sample of ``records`` (default: the run's own records) to the
-    MLflow run as ``replays/replay-<game>-<game_id>.html``; returns the artifact paths."""
+    MLflow run as ``replays/replay-<game>-<game_id>.html`` (drawing ``analysis``, the
+    annotations of ``arena analyse``, where given); returns the artifact paths."""
     if client is None:
         from mlflow import MlflowClient
 
@@ -326,7 +335,7 @@ def log_viewers(
 
         records = run_source(run_id, tracking_uri).records
     with tempfile.TemporaryDirectory(prefix="mnr-viewers-") as tmp:
-        paths = write_sample_viewers(records, tmp, per_bot_lost, limit, warn)
+        paths = write_sample_viewers(records, tmp, per_bot_lost, limit, warn, analysis)
         if paths:
             client.log_artifacts(run_id, tmp, artifact_path)
     return [f"{artifact_path}/{p.name}" for p in paths]

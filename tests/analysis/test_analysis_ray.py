@@ -57,3 +57,7 @@ def test_ray_analysis_equals_sequential_and_is_logged(
     metrics = client.get_run(run_id).data.metrics
     assert {"analysis.mean_loss/random", "analysis.mean_loss/greedy"} <= set(metrics)
     assert metrics["analysis.mean_loss/random"] > 0
+    viewers = [a.path for a in client.list_artifacts(run_id, "replays")]
+    assert viewers  # the run's sample of viewers, now drawing the analysis
+    local = Path(client.download_artifacts(run_id, viewers[0], str(tmp_path)))
+    assert 'id="menagerie-analysis"' in local.read_text()
