@@ -113,6 +113,9 @@ match_app.command("list")(match.list_cmd)
 match_app.command("join")(match.join_cmd)
 app.command("watch")(watch.watch_cmd)
 app.command("proto")(match.proto_cmd)
+from arena.cli import analyse  # noqa: E402  # its own line: easy to merge
+
+app.command("analyse")(analyse.analyse_cmd)
 
 
 def main() -> None:

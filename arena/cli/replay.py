@@ -62,6 +62,13 @@ def replay_cmd(
     steps: Annotated[
         bool, typer.Option("--steps", help="Print every step as one line, then the final score.")
     ] = False,
+    analysis: Annotated[
+        Path | None,
+        typer.Option(
+            "--analysis",
+            help="With --html: draw these annotations (an `arena analyse --out` file).",
+        ),
+    ] = None,
     at: Annotated[
         str | None,
         typer.Option("--at", help="Print the state after step N (negative: from the end; 'end')."),
@@ -85,12 +92,21 @@ def replay_cmd(
         _unverified(exc)
     seat_no = parse_seat(seat, rp.num_players)
     console = rich_console()
+    if analysis is not None and html is None:
+        raise UserError("--analysis is drawn by the HTML viewer: give --html OUT too")
     if html is not None:
         from arena.replay.viewer import render_html
 
         html.parent.mkdir(parents=True, exist_ok=True)
         views = None if seat is None else [seat_no]  # --seat: that view only
-        html.write_text(render_html(rp, views), encoding="utf-8")
+        notes = None
+        if analysis is not None:
+            from arena.analysis.sidecar import read_annotations
+
+            notes = [a.to_json() for a in read_annotations(analysis, record.get("game_id"))]
+            if not notes:
+                raise UserError(f"{analysis} holds no analysis of game {record.get('game_id')}")
+        html.write_text(render_html(rp, views, notes), encoding="utf-8")
         size = html.stat().st_size
         print(
             f"viewer of {rp.game} game {record.get('game_id')} ({rp.last} steps, record verified) "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -163,9 +163,30 @@ def _script(js: str) -> str:
     return "<script>\n" + js.replace("</script", "<\\/script") + "\n</script>"
 
 
-def render_html(rp: Replay, views: Sequence[int | None] | None = None) -> str:
+def analysis_data(
+    annotations: Sequence[Mapping[str, Any]], game_id: str, views: Sequence[int | None] | None
+) -> dict[str, JSON] | None:
+    """The annotations (sidecar lines, :mod:`arena.analysis`) of game ``game_id`` that the
+    viewer may show: in a viewer of chosen seats only those seats' own decisions (another
+    seat's move, as its analysis names it, may be hidden from them). None if none is left."""
+    seats = None if views is None else {v for v in views if v is not None}
+    mine = [
+        dict(a)
+        for a in annotations
+        if a.get("game_id") == game_id and (seats is None or a.get("seat") in seats)
+    ]
+    if not mine:
+        return None
+    return {"unit": mine[0].get("unit"), "analyser": mine[0].get("analyser"), "annotations": mine}
+
+
+def render_html(
+    rp: Replay,
+    views: Sequence[int | None] | None = None,
+    analysis: Sequence[Mapping[str, Any]] | None = None,
+) -> str:
     """The viewer page of a verified replay, as one string (``views``: see
-    :func:`viewer_data`)."""
+    :func:`viewer_data`; ``analysis``: annotations to draw, see :func:`analysis_data`)."""
     data = viewer_data(rp, views)
     title = f"{data['game_name']}: game {data['game_id'] or '-'}"
     try:
@@ -183,6 +204,15 @@ def render_html(rp: Replay, views: Sequence[int | None] | None = None) -> str:
             _script(js) for js in (_asset("svg.js"), game_js, _asset("viewer.js"))
         ),
     }
+    shown = None if analysis is None else analysis_data(analysis, str(data["game_id"]), views)
+    if shown is not None:  # the analysis layer: its data, style and script after the viewer's
+        parts["<!--CSS-->"] += "\n<style>\n" + _asset("analysis.css") + "\n</style>"
+        parts["<!--JS-->"] += (
+            '\n<script type="application/json" id="menagerie-analysis">'
+            + _inline_json(shown)
+            + "</script>\n"
+            + _script(_asset("analysis.js"))
+        )
     for marker, text in parts.items():
         page = page.replace(marker, text, 1)
     return page
@@ -192,10 +222,15 @@ def _html_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def write_viewer(record: dict[str, Any], path: str | Path) -> Path:
-    """Verify ``record`` and write its viewer to ``path``; UnverifiedRecord if it is bad."""
+def write_viewer(
+    record: dict[str, Any],
+    path: str | Path,
+    analysis: Sequence[Mapping[str, Any]] | None = None,
+) -> Path:
+    """Verify ``record`` and write its viewer to ``path`` (with the ``analysis``
+    annotations of this game, if any); UnverifiedRecord if it is bad."""
     out = Path(path)
-    html = render_html(load_replay(record))
+    html = render_html(load_replay(record), None, analysis)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, encoding="utf-8")
     return out
@@ -259,13 +294,15 @@ def write_sample_viewers(
     per_bot_lost: int = 2,
     limit: int = 10,
     warn: Callable[[str], None] | None = None,
+    analysis: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Path]:
-    """Viewers of :func:`sample_games_for_viewers` in ``out_dir``; bad records are skipped
-    (and reported to ``warn``), never written."""
+    """Viewers of :func:`sample_games_for_viewers` in ``out_dir`` (drawing ``analysis``
+    where it covers the game); bad records are skipped (and reported to ``warn``), never
+    written."""
     paths: list[Path] = []
     for rec in sample_games_for_viewers(records, per_bot_lost, limit):
         try:
-            paths.append(write_viewer(rec, Path(out_dir) / viewer_filename(rec)))
+            paths.append(write_viewer(rec, Path(out_dir) / viewer_filename(rec), analysis))
         except UnverifiedRecord as exc:
             if warn is not None:
                 warn(f"warning: no viewer: {exc}")
@@ -282,9 +319,11 @@ def log_viewers(
     limit: int = 10,
     artifact_path: str = ARTIFACT_DIR,
     warn: Callable[[str], None] | None = None,
+    analysis: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[str]:
     """Log viewers of a sample of ``records`` (default: the run's own records) to the
-    MLflow run as ``replays/replay-<game>-<game_id>.html``; returns the artifact paths."""
+    MLflow run as ``replays/replay-<game>-<game_id>.html`` (drawing ``analysis``, the
+    annotations of ``arena analyse``, where given); returns the artifact paths."""
     if client is None:
         from mlflow import MlflowClient
 
@@ -296,7 +335,7 @@ def log_viewers(
 
         records = run_source(run_id, tracking_uri).records
     with tempfile.TemporaryDirectory(prefix="mnr-viewers-") as tmp:
-        paths = write_sample_viewers(records, tmp, per_bot_lost, limit, warn)
+        paths = write_sample_viewers(records, tmp, per_bot_lost, limit, warn, analysis)
         if paths:
             client.log_artifacts(run_id, tmp, artifact_path)
     return [f"{artifact_path}/{p.name}" for p in paths]
