@@ -1,7 +1,7 @@
 """Dziobaki: score the meadows already closed, hope for the open ones, fear merges.
 
-A seat's board is read from the observation (its pending commitment included, since the
-seat knows it) and cut into meadows using only the tiles placed so far:
+A seat's board is read from the state's public fields (``boards``, ``commitments``: its
+pending commitment included, since the seat knows it; no observation is built) and cut into meadows using only the tiles placed so far:
 
 * a **closed** meadow (no fine cell next to an empty space) is final: 1 point per
   animal if it holds one species, 0 if mixed;
@@ -22,10 +22,11 @@ import random
 from collections.abc import Sequence
 
 from bots.heuristics.base import Heuristic
-from engine import Action, State
+from engine import TERMINAL, Action, State
 from engine.dziobaki.actions import Place
-from engine.dziobaki.data import CELL_SPACE, CROSS_QUADRANTS, PRINTED_CELLS, TILE_INDEX, board_codes
-from engine.dziobaki.scoring import animal_counts, meadow_ids
+from engine.dziobaki.data import CELL_SPACE, CROSS_QUADRANTS, PRINTED_CELLS
+from engine.dziobaki.scoring import animal_counts, meadow_ids, score_board
+from engine.dziobaki.state import DziobakiState
 
 OPEN_WEIGHT = 0.85
 CONFLICT_WEIGHT = 0.5
@@ -87,28 +88,31 @@ class DziobakiHeuristic(Heuristic):
     rollout_depth = 0
 
     def estimate(self, state: State) -> list[float]:
-        obs = state.observation(None)
-        if obs["phase"] == "over":
-            return [float(b["score"]["total"]) for b in obs["boards"]]
-        side = obs["board_side"]
-        tile = obs["revealed_tile"]
+        st = _dziobaki(state)
+        cp = st.current
+        if cp == TERMINAL:
+            return [float(x) for x in st.scores()]
+        side = st.side
+        all_together = bool(st.options["all_together"])
+        tile = st.revealed[-1] if cp >= 0 else -1
         out = []
-        for seat, board in enumerate(obs["boards"]):
-            codes = board_codes(board)
-            if obs["committed"][seat] and tile:
-                mine = state.observation(seat)["my_commitment"]
-                if mine["space"] >= 0:
-                    codes[mine["space"]] = 4 * TILE_INDEX[tile] + mine["rotation"]
-            bonus = float(board["score"]["all_together_bonus"])
+        for seat in range(st.num_players):
+            board = st.boards[seat]
+            codes = list(board)
+            if tile >= 0 and seat < cp:  # committed this round: the seat knows its choice
+                mine = st.commitments[seat]
+                if mine >= 0:
+                    codes[mine >> 2] = 4 * tile + (mine & 3)
+            # the bonus as scored now (on the board of the last completed round)
+            bonus = float(all_together_bonus(board, side)) if all_together else 0.0
             out.append(evaluate_board(codes, side) + bonus)
         return out
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
-        obs = state.observation(None)
-        seat = obs["current_player"]
-        codes = board_codes(obs["boards"][seat])
-        tile = TILE_INDEX[obs["revealed_tile"]]
-        side = obs["board_side"]
+        st = _dziobaki(state)
+        codes = st.boards[st.current]
+        tile = st.revealed[-1]
+        side = st.side
         best, best_v = legal[0], -1e9
         for a in legal:
             assert isinstance(a, Place)
@@ -119,5 +123,19 @@ class DziobakiHeuristic(Heuristic):
                 best, best_v = a, v
         return best
 
+
+def _dziobaki(state: State) -> DziobakiState:
+    """``state`` as a Dziobaki state (the heuristic reads its public fields directly:
+    building an observation per evaluation cost more than the evaluation itself)."""
+    if not isinstance(state, DziobakiState):
+        raise TypeError(f"the Dziobaki heuristic needs a Dziobaki state, got {type(state)!r}")
+    return state
+
+
+def all_together_bonus(board: Sequence[int], side: str) -> int:
+    """The optional "all together" bonus of ``board`` as scored now (empty spaces are
+    open ground, as in the provisional score): 3 per species held by exactly one meadow,
+    a pure one. Only computed when the option is on, since it re-scores the board."""
+    return score_board(board, side, True)["all_together_bonus"]
 
 HEURISTIC = DziobakiHeuristic()

@@ -1,0 +1,84 @@
+"""The heuristics that read the state directly equal the observation-based ones they
+replaced, on random positions (the fast path must not change what the bots value)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
+from bots.heuristics.dziobaki import evaluate_board
+from engine import CHANCE, TERMINAL, State, get_game
+from engine.core import sample_outcome
+from engine.dziobaki.actions import Place
+from engine.dziobaki.data import TILE_INDEX, board_codes
+
+
+def dziobaki_estimate_from_observation(state: State) -> list[float]:
+    """The estimate as it was computed before: from the spectator observation (and the
+    seat's own observation for its pending commitment)."""
+    obs: Any = state.observation(None)
+    if obs["phase"] == "over":
+        return [float(b["score"]["total"]) for b in obs["boards"]]
+    side = obs["board_side"]
+    tile = obs["revealed_tile"]
+    out = []
+    for seat, board in enumerate(obs["boards"]):
+        codes = board_codes(board)
+        if obs["committed"][seat] and tile:
+            mine: Any = state.observation(seat)["my_commitment"]
+            if mine["space"] >= 0:
+                codes[mine["space"]] = 4 * TILE_INDEX[tile] + mine["rotation"]
+        out.append(evaluate_board(codes, side) + float(board["score"]["all_together_bonus"]))
+    return out
+
+
+def dziobaki_rollout_from_observation(state: State, rng: random.Random) -> Place:
+    obs: Any = state.observation(None)
+    codes = board_codes(obs["boards"][obs["current_player"]])
+    tile = TILE_INDEX[obs["revealed_tile"]]
+    best, best_v = None, -1e9
+    for a in state.legal_actions():
+        assert isinstance(a, Place)
+        trial = list(codes)
+        trial[a.space] = 4 * tile + a.rotation
+        v = evaluate_board(trial, obs["board_side"]) + rng.random() * 0.3
+        if v > best_v:
+            best, best_v = a, v
+    assert best is not None
+    return best
+
+
+def random_positions(game_id: str, players: int, seed: int) -> list[State]:
+    """Every position (clones) of one random game of every variant."""
+    game = get_game(game_id)
+    rng = random.Random(seed)
+    out: list[State] = []
+    for variant in game.variants(players):
+        state = game.new_game(players, variant)
+        while True:
+            out.append(state.clone())
+            if state.current_player == TERMINAL:
+                break
+            if state.current_player == CHANCE:
+                state.apply(sample_outcome(state.chance_outcomes(), rng))
+            else:
+                legal = state.legal_actions()
+                state.apply(legal[rng.randrange(len(legal))])
+    return out
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_dziobaki_estimate_and_rollout_equal_the_observation_based_ones(players: int) -> None:
+    checked = 0
+    for seed in range(4):
+        for state in random_positions("dziobaki", players, seed):
+            assert DZIOBAKI.estimate(state) == dziobaki_estimate_from_observation(state)
+            if state.current_player >= 0:
+                legal = state.legal_actions()
+                got = DZIOBAKI.rollout_action(state, legal, random.Random(seed))
+                assert got == dziobaki_rollout_from_observation(state, random.Random(seed))
+            checked += 1
+    assert checked > 100
