@@ -9,11 +9,63 @@ from typing import Any
 import pytest
 
 from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
-from bots.heuristics.dziobaki import evaluate_board
+from bots.heuristics.dziobaki import CONFLICT_WEIGHT, OPEN_WEIGHT, evaluate_board
 from engine import CHANCE, TERMINAL, State, get_game
 from engine.core import sample_outcome
 from engine.dziobaki.actions import Place
-from engine.dziobaki.data import TILE_INDEX, board_codes
+from engine.dziobaki.data import (
+    CELL_SPACE,
+    CROSS_QUADRANTS,
+    NUM_TILES,
+    PRINTED_CELLS,
+    TILE_INDEX,
+    board_codes,
+)
+from engine.dziobaki.scoring import animal_counts, meadow_ids
+
+
+def evaluate_board_reference(codes: list[int], side: str) -> float:
+    """The board estimate as it was computed before (``meadow_ids`` + ``animal_counts``)."""
+    ids = meadow_ids(codes, open_ground=False)
+    touches: dict[int, set[int]] = {}
+    for sa, qa, sb, qb in CROSS_QUADRANTS:
+        ida, idb = ids[sa], ids[sb]
+        if ida is None:
+            if idb is not None:
+                touches.setdefault(idb[qb], set()).add(sa)
+        elif idb is None:
+            touches.setdefault(ida[qa], set()).add(sb)
+    counts = animal_counts(codes, side, ids)
+    loose: dict[int, list[int]] = {}
+    for sp, cell in enumerate(PRINTED_CELLS[side]):
+        space = CELL_SPACE[cell]
+        if codes[space] < 0:
+            loose.setdefault(space, [0, 0, 0, 0])[sp] += 1
+    total = 0.0
+    pressure: dict[int, list[float]] = {}
+    for root, cnt in counts.items():
+        present = [i for i in range(4) if cnt[i]]
+        is_open = root in touches
+        if len(present) == 1:
+            n = cnt[present[0]]
+            total += n * (OPEN_WEIGHT if is_open else 1.0)
+            if is_open:
+                for e in touches[root]:
+                    pressure.setdefault(e, [0.0] * 5)[present[0]] += n
+        elif len(present) > 1 and is_open:
+            for e in touches[root]:
+                pressure.setdefault(e, [0.0] * 5)[4] += 1.0
+    for space, cnt in loose.items():
+        row = pressure.setdefault(space, [0.0] * 5)
+        for i in range(4):
+            row[i] += 0.5 * cnt[i]
+    for row in pressure.values():
+        groups = sorted(row[:4], reverse=True)
+        if row[4]:
+            total -= CONFLICT_WEIGHT * OPEN_WEIGHT * sum(groups) * 0.5
+        else:
+            total -= CONFLICT_WEIGHT * OPEN_WEIGHT * sum(groups[1:])
+    return total
 
 
 def dziobaki_estimate_from_observation(state: State) -> list[float]:
@@ -31,7 +83,9 @@ def dziobaki_estimate_from_observation(state: State) -> list[float]:
             mine: Any = state.observation(seat)["my_commitment"]
             if mine["space"] >= 0:
                 codes[mine["space"]] = 4 * TILE_INDEX[tile] + mine["rotation"]
-        out.append(evaluate_board(codes, side) + float(board["score"]["all_together_bonus"]))
+        out.append(
+            evaluate_board_reference(codes, side) + float(board["score"]["all_together_bonus"])
+        )
     return out
 
 
@@ -44,7 +98,7 @@ def dziobaki_rollout_from_observation(state: State, rng: random.Random) -> Place
         assert isinstance(a, Place)
         trial = list(codes)
         trial[a.space] = 4 * tile + a.rotation
-        v = evaluate_board(trial, obs["board_side"]) + rng.random() * 0.3
+        v = evaluate_board_reference(trial, obs["board_side"]) + rng.random() * 0.3
         if v > best_v:
             best, best_v = a, v
     assert best is not None
@@ -82,3 +136,12 @@ def test_dziobaki_estimate_and_rollout_equal_the_observation_based_ones(players:
                 assert got == dziobaki_rollout_from_observation(state, random.Random(seed))
             checked += 1
     assert checked > 100
+
+
+def test_dziobaki_board_estimate_equals_the_reference_on_random_boards() -> None:
+    """Random partial boards of both sides, bit for bit (the float sums' order too)."""
+    rng = random.Random(5)
+    for _ in range(3000):
+        codes = [rng.randrange(4 * NUM_TILES) if rng.random() < 0.6 else -1 for _ in range(12)]
+        for side in ("A", "B"):
+            assert evaluate_board(codes, side) == evaluate_board_reference(codes, side)
