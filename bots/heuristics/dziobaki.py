@@ -1,7 +1,8 @@
 """Dziobaki: score the meadows already closed, hope for the open ones, fear merges.
 
 A seat's board is read from the state's public fields (``boards``, ``commitments``: its
-pending commitment included, since the seat knows it; no observation is built) and cut into meadows using only the tiles placed so far:
+pending commitment included, since the seat knows it; no observation is built) and cut
+into meadows using only the tiles placed so far:
 
 * a **closed** meadow (no fine cell next to an empty space) is final: 1 point per
   animal if it holds one species, 0 if mixed;

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
 from bots.heuristics.dziobaki import CONFLICT_WEIGHT, OPEN_WEIGHT, evaluate_board
+from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
 from engine import CHANCE, TERMINAL, State, get_game
 from engine.core import sample_outcome
 from engine.dziobaki.actions import Place
