@@ -96,18 +96,18 @@ def evaluate_board(codes: Sequence[int], side: str) -> float:
         assert nodes is not None
         for sp, q in ORIENTED_ANIMALS[code]:
             m = find(nodes[q])
-            row = counts.get(m)
-            if row is None:
-                counts[m] = row = [0, 0, 0, 0]
-            row[sp] += 1
+            tally = counts.get(m)
+            if tally is None:
+                counts[m] = tally = [0, 0, 0, 0]
+            tally[sp] += 1
     for sp, cell in enumerate(PRINTED_CELLS[side]):
         nodes = local[CELL_SPACE[cell]]
         if nodes is not None:
             m = find(nodes[CELL_QUADRANT[cell]])
-            row = counts.get(m)
-            if row is None:
-                counts[m] = row = [0, 0, 0, 0]
-            row[sp] += 1
+            tally = counts.get(m)
+            if tally is None:
+                counts[m] = tally = [0, 0, 0, 0]
+            tally[sp] += 1
     # printed animals next to an empty space touch that space
     loose: dict[int, list[int]] = {}
     for sp, cell in enumerate(PRINTED_CELLS[side]):
