@@ -10,6 +10,8 @@ import pytest
 
 from bots.heuristics.dziobaki import CONFLICT_WEIGHT, OPEN_WEIGHT, evaluate_board
 from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
+from bots.heuristics.panorama import HEURISTIC as PANORAMA
+from bots.heuristics.panorama import TILE_VALUE, open_potential, place_gain
 from engine import CHANCE, TERMINAL, State, get_game
 from engine.core import sample_outcome
 from engine.dziobaki.actions import Place
@@ -22,6 +24,10 @@ from engine.dziobaki.data import (
     board_codes,
 )
 from engine.dziobaki.scoring import animal_counts, meadow_ids
+from engine.panorama.actions import Fly
+from engine.panorama.actions import Place as PanoramaPlace
+from engine.panorama.data import TILE_INDEX as PANORAMA_TILE
+from engine.panorama.scoring import analyse
 
 
 def evaluate_board_reference(codes: list[int], side: str) -> float:
@@ -145,3 +151,91 @@ def test_dziobaki_board_estimate_equals_the_reference_on_random_boards() -> None
         codes = [rng.randrange(4 * NUM_TILES) if rng.random() < 0.6 else -1 for _ in range(12)]
         for side in ("A", "B"):
             assert evaluate_board(codes, side) == evaluate_board_reference(codes, side)
+
+
+def panorama_queue_ranks_from_observation(obs: Any) -> list[int]:
+    n = obs["num_spaces"]
+    token = obs["token_space"]
+    active = obs["active_player"]
+    ranks = [-1] * len(obs["players"])
+    order: list[tuple[int, int]] = []
+    for p in obs["players"]:
+        if p["balloon"] != "standing":
+            continue
+        seat = p["seat"]
+        dist = 0 if seat == active and obs["phase"] == "fly" else (p["balloon_space"] - token) % n
+        order.append((dist if dist else (0 if seat == active else n), seat))
+    for rank, (_, seat) in enumerate(sorted(order)):
+        ranks[seat] = rank
+    return ranks
+
+
+def panorama_estimate_from_observation(state: State) -> list[float]:
+    """The Panorama estimate as it was computed before, from the spectator observation."""
+    h = PANORAMA
+    obs: Any = state.observation(None)
+    players = obs["players"]
+    out = [float(p["points"]["total"]) for p in players]
+    if obs["phase"] == "game_over" or state.is_terminal():
+        return out
+    moon = obs["token_face"] == "moon"
+    ranks = panorama_queue_ranks_from_observation(obs)
+    left = sum(sp["count"] for sp in obs["spaces"])
+    progress = min(1.0, left / (4.0 * obs["num_spaces"]))
+    for seat, p in enumerate(players):
+        if p["balloon"] != "standing":
+            continue
+        tiles = tuple(PANORAMA_TILE[t] for t in p["panorama"])
+        held = obs["held_tile"]
+        if held and seat == obs["active_player"]:
+            lft, rgt = place_gain(tiles, p["start_index"], PANORAMA_TILE[held])
+            base = float(sum(analyse(tiles, p["start_index"]).points))
+            out[seat] += max(lft, rgt) - base
+        weight = h.open_weight * (0.3 if moon else 0.3 + 0.7 * progress)
+        out[seat] += weight * open_potential(tiles)
+        if not moon and ranks[seat] >= 0:
+            out[seat] -= h.tempo * ranks[seat]
+    return out
+
+
+def panorama_rollout_from_observation(state: State, rng: random.Random) -> Any:
+    obs: Any = state.observation(None)
+    legal = state.legal_actions()
+    match legal[0]:
+        case PanoramaPlace(end=first_end):
+            p = obs["players"][obs["active_player"]]
+            tiles = tuple(PANORAMA_TILE[t] for t in p["panorama"])
+            lft, rgt = place_gain(tiles, p["start_index"], PANORAMA_TILE[obs["held_tile"]])
+            if lft == rgt:
+                return legal[rng.randrange(len(legal))]
+            return legal[0] if (lft > rgt) == (first_end == "left") else legal[1]
+    n = obs["num_spaces"]
+    token = obs["token_space"]
+    tops = {sp["space"]: sp["top"] for sp in obs["spaces"]}
+    best, best_v = legal[0], -1e9
+    for a in legal:
+        match a:
+            case Fly(space=space):
+                top = tops.get(space)
+                v = rng.random() * 3.0 - 0.4 * ((space - token) % n)
+                if top:
+                    v += TILE_VALUE[PANORAMA_TILE[top]]
+                if v > best_v:
+                    best, best_v = a, v
+    return best
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_panorama_estimate_and_rollout_equal_the_observation_based_ones(players: int) -> None:
+    checked = 0
+    for seed in range(3):
+        for state in random_positions("panorama", players, seed):
+            assert PANORAMA.estimate(state) == panorama_estimate_from_observation(state)
+            if state.current_player >= 0:
+                legal = state.legal_actions()
+                if len(legal) > 1 and isinstance(legal[0], PanoramaPlace | Fly):
+                    got = PANORAMA.rollout_action(state, legal, random.Random(seed))
+                    want = panorama_rollout_from_observation(state, random.Random(seed))
+                    assert got == want
+                    checked += 1
+    assert checked > 50
