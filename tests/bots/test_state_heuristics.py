@@ -8,11 +8,15 @@ from typing import Any
 
 import pytest
 
+from bots.heuristics import carson_city_zoo as carson
 from bots.heuristics.dziobaki import CONFLICT_WEIGHT, OPEN_WEIGHT, evaluate_board
 from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
 from bots.heuristics.panorama import HEURISTIC as PANORAMA
 from bots.heuristics.panorama import TILE_VALUE, open_potential, place_gain
 from engine import CHANCE, TERMINAL, State, get_game
+from engine.carson_city_zoo.actions import Move as CarsonMove
+from engine.carson_city_zoo.actions import Place as CarsonPlace
+from engine.carson_city_zoo.data import DIR_INDEX, NEIGHBOURS, TARGET, character_value
 from engine.core import sample_outcome
 from engine.dziobaki.actions import Place
 from engine.dziobaki.data import (
@@ -238,4 +242,87 @@ def test_panorama_estimate_and_rollout_equal_the_observation_based_ones(players:
                     want = panorama_rollout_from_observation(state, random.Random(seed))
                     assert got == want
                     checked += 1
+    assert checked > 50
+
+
+def carson_threats_from_observation(obs: Any, num_players: int) -> list[float]:
+    adj = [0.0] * num_players
+    team_seat = {p["team"]: p["seat"] for p in obs["players"]}
+    to_move = obs["current_player"]
+    spaces = obs["spaces"]
+    for sp in spaces:
+        occ = sp["occupant"]
+        if not occ:
+            continue
+        owner = team_seat.get(occ[0], -1)
+        v = character_value(occ)
+        best_p = 0.0
+        best_seat = -1
+        for _d, nb in NEIGHBOURS[sp["space"]]:
+            other = spaces[nb]["occupant"]
+            if not other or spaces[nb]["mutated"]:
+                continue
+            q = team_seat.get(other[0], -1)
+            if sp["mutated"]:
+                p = carson.P_MUTANT_GIFT
+            elif q == owner or character_value(other) < v:
+                continue
+            elif owner == to_move:
+                p = carson.P_OWN_TURN
+            elif q == to_move:
+                p = carson.P_NEXT
+            else:
+                p = carson.P_LATER
+            if p > best_p:
+                best_p, best_seat = p, q
+        if best_seat < 0:
+            continue
+        adj[best_seat] += best_p * v
+        if not sp["mutated"] and 0 <= owner < num_players:
+            adj[owner] -= best_p * v
+    return adj
+
+
+def carson_estimate_from_observation(state: State) -> list[float]:
+    obs: Any = state.observation(None)
+    totals = [float(p["total"]) for p in obs["players"]]
+    if state.is_terminal():
+        return totals
+    adj = carson_threats_from_observation(obs, state.num_players)
+    return [t + a for t, a in zip(totals, adj, strict=True)]
+
+
+def carson_captures_from_observation(obs: Any, legal: list[Any]) -> list[float]:
+    spaces = obs["spaces"]
+    found = obs["mutant_found"]
+    where = {sp["occupant"]: sp["space"] for sp in spaces if sp["occupant"]}
+    out = []
+    for a in legal:
+        if isinstance(a, CarsonMove):
+            char, target = a.char, TARGET[where[a.char]][DIR_INDEX[a.dir]]
+        else:
+            char, target = a.char, a.space
+        sp = spaces[target]
+        if sp["occupant"]:
+            v = character_value(sp["occupant"]) + 0.5
+        else:
+            top = sp["top_value"]
+            v = float(top)
+            if 0 <= top < 4 and not found[top]:
+                v -= 0.15 * character_value(char)
+        out.append(v)
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_carson_estimate_and_prior_equal_the_observation_based_ones(players: int) -> None:
+    checked = 0
+    for seed in range(4):
+        for state in random_positions("carson_city_zoo", players, seed):
+            assert carson.HEURISTIC.estimate(state) == carson_estimate_from_observation(state)
+            legal = state.legal_actions() if state.current_player >= 0 else []
+            if legal and isinstance(legal[0], CarsonMove | CarsonPlace):
+                want = carson_captures_from_observation(state.observation(None), legal)
+                assert carson.HEURISTIC.prior(state, legal, random.Random(0)) == want
+                checked += 1
     assert checked > 50
