@@ -1,4 +1,4 @@
-"""``arena bench engine|grpc|server|arena|strength|ladder|ratings|sandbox|startup``: the
+"""``arena bench engine|grpc|server|arena|search|strength|ladder|ratings|sandbox|startup``: the
 benchmarks (``--json`` for machines).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
@@ -130,6 +130,36 @@ def bench_arena_cmd(
 
     _check_repeats(repeats, max_repeats)
     run_arena_bench(game, games, as_json, bot, repeats, max_repeats, load_earlier(compare))
+
+
+@user_errors
+def bench_search_cmd(
+    game: Annotated[str | None, typer.Option("--game", help="Only this game.")] = None,
+    players: Annotated[int, typer.Option("--players", help="Seats (capped per game).")] = 3,
+    iterations: Annotated[int, typer.Option("--iterations", help="ISMCTS iterations.")] = 300,
+    repeats: Annotated[
+        int, typer.Option("--repeats", help="Least measurements per figure (median).")
+    ] = 3,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most measurements while the figure moves.")
+    ] = 9,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
+) -> None:
+    """ISMCTS iterations per CPU second per game, and solo Dziobaki's first move."""
+    from arena.bench.report import load_earlier
+    from arena.bench.search import run_search_bench
+
+    _check_repeats(repeats, max_repeats)
+    if players < 1 or iterations < 1:
+        raise UserError("--players and --iterations must be >= 1")
+    if game is not None:
+        from engine import GAMES
+
+        if game not in GAMES:
+            raise UserError(f"unknown game {game!r}; known: {', '.join(sorted(GAMES))}")
+    earlier = load_earlier(compare)
+    run_search_bench(game, players, iterations, repeats, max_repeats, as_json, earlier)
 
 
 @user_errors
