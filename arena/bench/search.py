@@ -3,8 +3,9 @@
 The search bot's speed is what its strength at equal time rests on, so it gets a figure
 of its own: for each game, ``ismcts:iterations=N`` (the greedy root prior included)
 searches the first decision of a ``players``-seat game (at most the game's largest
-count; the same position and seed every repeat), and the figure is iterations per CPU second (``time.process_time``: on a shared
-machine, other processes' load changes wall time far more than CPU time). Also the CPU
+count; the same position and seed every repeat), and the figure is iterations per CPU
+second (``time.process_time``: on a shared machine, other processes' load changes wall
+time far more than CPU time). Also the CPU
 time of ``ismcts:iterations=20``'s first move in solo Dziobaki, where the greedy prior
 plays each of the 48 placements out to the end of the game (12,720 evaluations).
 Every figure is repeated until stable (:mod:`arena.bench.report`).
