@@ -113,3 +113,16 @@ def test_bench_compare_rejects_a_bad_file(run_cli: Any, tmp_path: Path) -> None:
     assert proc.exit_code == 2 and "cannot read" in proc.stderr
     proc = run_cli("bench", "engine", "--repeats", "3", "--max-repeats", "2")
     assert proc.exit_code == 2 and "--max-repeats" in proc.stderr
+
+
+def test_bench_search_reports_iterations_and_the_solo_move(run_cli: Any) -> None:
+    args = ["bench", "search", "--game", "dziobaki", "--iterations", "5"]
+    proc = run_cli(*args, "--repeats", "1", "--max-repeats", "2", "--json")
+    assert proc.exit_code == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["machine"]["cpus"] >= 1 and data["iterations"] == 5
+    (row,) = data["rows"]
+    assert row["game"] == "dziobaki" and row["players"] == 3
+    assert row["iterations_per_cpu_s"] > 0 and data["solo_dziobaki_first_move_cpu_ms"] > 0
+    proc = run_cli("bench", "search", "--game", "nope")
+    assert proc.exit_code == 2 and "unknown game" in proc.stderr
