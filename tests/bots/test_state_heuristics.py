@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bots.heuristics import carson_city_zoo as carson
+from bots.heuristics import manatee_sanctuary as manatee
 from bots.heuristics.dziobaki import CONFLICT_WEIGHT, OPEN_WEIGHT, evaluate_board
 from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
 from bots.heuristics.panorama import HEURISTIC as PANORAMA
@@ -28,6 +29,10 @@ from engine.dziobaki.data import (
     board_codes,
 )
 from engine.dziobaki.scoring import animal_counts, meadow_ids
+from engine.manatee_sanctuary.actions import Act as ManateeAct
+from engine.manatee_sanctuary.actions import Expand as ManateeExpand
+from engine.manatee_sanctuary.data import CARD_INDEX as MANATEE_CARD
+from engine.manatee_sanctuary.data import ENDGAME, HABITAT, N_HARVEST, N_RESCUE
 from engine.panorama.actions import Fly
 from engine.panorama.actions import Place as PanoramaPlace
 from engine.panorama.data import TILE_INDEX as PANORAMA_TILE
@@ -326,3 +331,42 @@ def test_carson_estimate_and_prior_equal_the_observation_based_ones(players: int
                 assert carson.HEURISTIC.prior(state, legal, random.Random(0)) == want
                 checked += 1
     assert checked > 50
+
+
+def manatee_rollout_play_from_observation(
+    state: State, legal: list[Any], rng: random.Random
+) -> Any:
+    """Manatee's act/expand rollout choice as it was: from the seat's observation."""
+    seat = state.current_player
+    obs: Any = state.observation(seat)
+    me = manatee.Seat(obs["players"][seat], obs)
+    free = max(0, me.capacity - me.usage)
+    best, best_v = legal[0], -1e9
+    for a in legal:
+        if isinstance(a, ManateeAct):
+            c = MANATEE_CARD[a.card]
+            v = min(N_RESCUE[c], free) * me.manatee_net() + N_HARVEST[c] * me.flowers * 0.6
+        elif isinstance(a, ManateeExpand):
+            c = MANATEE_CARD[a.card]
+            v = 1.5 + manatee.FREE_SPACE_WEIGHT * HABITAT[c]
+            v += manatee.ENDGAME_CARD_VALUE if ENDGAME[c] else 0
+        else:
+            continue
+        v += rng.random()
+        if v > best_v:
+            best, best_v = a, v
+    return best
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_manatee_rollout_play_equals_the_observation_based_one(players: int) -> None:
+    checked = 0
+    for seed in range(3):
+        for state in random_positions("manatee_sanctuary", players, seed):
+            legal = state.legal_actions() if state.current_player >= 0 else []
+            if legal and isinstance(legal[0], ManateeAct | ManateeExpand):
+                got = manatee.HEURISTIC.rollout_action(state, legal, random.Random(seed))
+                want = manatee_rollout_play_from_observation(state, legal, random.Random(seed))
+                assert got == want
+                checked += 1
+    assert checked > 20
