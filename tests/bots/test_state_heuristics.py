@@ -10,6 +10,7 @@ import pytest
 
 from bots.heuristics import carson_city_zoo as carson
 from bots.heuristics import manatee_sanctuary as manatee
+from bots.heuristics import zooloretto_mini as zoo_mod
 from bots.heuristics.dziobaki import CONFLICT_WEIGHT, OPEN_WEIGHT, evaluate_board
 from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
 from bots.heuristics.panorama import HEURISTIC as PANORAMA
@@ -37,6 +38,8 @@ from engine.panorama.actions import Fly
 from engine.panorama.actions import Place as PanoramaPlace
 from engine.panorama.data import TILE_INDEX as PANORAMA_TILE
 from engine.panorama.scoring import analyse
+from engine.zooloretto_mini import actions as zoo_actions
+from engine.zooloretto_mini.data import DESTINATIONS as ZOO_DESTINATIONS
 
 
 def evaluate_board_reference(codes: list[int], side: str) -> float:
@@ -370,3 +373,71 @@ def test_manatee_rollout_play_equals_the_observation_based_one(players: int) -> 
                 assert got == want
                 checked += 1
     assert checked > 20
+
+
+def zooloretto_rollout_from_observation(state: State, legal: list[Any], rng: random.Random) -> Any:
+    """Zooloretto Mini's rollout choice as it was: from the spectator observation."""
+    obs: Any = state.observation(None)
+    seat = obs["current_player"]
+    zoo = zoo_mod.Zoo.from_obs(obs["players"][seat])
+    trucks = {t["id"]: t for t in obs["trucks"]}
+    first = legal[0]
+    if isinstance(first, zoo_actions.Draw | zoo_actions.TakeTruck):
+        best, best_gain = None, -1e9
+        for a in legal:
+            if not isinstance(a, zoo_actions.TakeTruck):
+                continue
+            truck = trucks[a.truck]
+            gain = zoo.truck_gain(truck["tiles"])
+            if len(truck["tiles"]) < truck["capacity"]:
+                gain -= 1.0 + rng.random() * 2.0
+            if gain > best_gain:
+                best, best_gain = a, gain
+        if isinstance(first, zoo_actions.Draw) and (best is None or best_gain < 0):
+            return first
+        return best
+    if isinstance(first, zoo_actions.Load):
+        tile = obs["drawn_tile"]
+        scored = []
+        for a in legal:
+            t = trucks[a.truck]["tiles"]
+            scored.append((zoo.truck_gain([*t, tile]) - zoo.truck_gain(t), rng.random(), a))
+        return max(scored, key=lambda x: (x[0], x[1]))[2]
+    if isinstance(first, zoo_actions.Place):
+        tile = trucks[obs["players"][seat]["truck"]]["tiles"][0]
+        want = ZOO_DESTINATIONS[zoo.best_place(tile)[0]]
+        for a in legal:
+            if isinstance(a, zoo_actions.Place) and a.tile == tile and a.to == want:
+                return a
+    if isinstance(first, zoo_actions.BonusTake | zoo_actions.BonusDiscard | zoo_actions.BonusSkip):
+        base = zoo.score()
+        best_a, best_v = legal[-1], 0.0
+        for a in legal:
+            if isinstance(a, zoo_actions.BonusTake):
+                trial = zoo.copy()
+                trial.place(a.tile, ZOO_DESTINATIONS.index(a.to))
+                v = float(trial.score() - base)
+            elif isinstance(a, zoo_actions.BonusDiscard):
+                barn = obs["players"][seat]["barn"]
+                k = zoo_mod.kind_of(a.tile)
+                v = 2.0 if sum(1 for t in barn if zoo_mod.kind_of(t) == k) == 1 else 0.0
+            else:
+                continue
+            if v > best_v:
+                best_a, best_v = a, v
+        return best_a
+    return legal[rng.randrange(len(legal))]
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_zooloretto_rollout_equals_the_observation_based_one(players: int) -> None:
+    checked = 0
+    for seed in range(3):
+        for state in random_positions("zooloretto_mini", players, seed):
+            legal = state.legal_actions() if state.current_player >= 0 else []
+            if len(legal) > 1:
+                got = zoo_mod.HEURISTIC.rollout_action(state, legal, random.Random(seed))
+                want = zooloretto_rollout_from_observation(state, legal, random.Random(seed))
+                assert got == want
+                checked += 1
+    assert checked > 50
