@@ -216,10 +216,12 @@ def test_bench_engine_reports_every_player_count(run_cli: Any) -> None:
         "0.05",
         "--repeats",
         "1",
+        "--max-repeats",
+        "2",
         "--json",
     )
     assert proc.exit_code == 0, proc.stderr
-    rows = json.loads(proc.stdout)
+    rows = json.loads(proc.stdout)["rows"]
     assert [r["players"] for r in rows] == [2, 3, 4, 5]
     assert all(r["decisions_per_s"] > 0 and r["trivial_ratio"] > 0 for r in rows)
 

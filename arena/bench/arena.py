@@ -18,13 +18,13 @@ Goals: ≥ 1.8× the sequential rate with 2 workers; logging ≤ 1% of wall time
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from arena.bench import report
 from arena.tournament.config import load_config
 from arena.tournament.ray_runner import GameSetup, play_batch, ray_session
 from arena.tournament.run import run_tournament
@@ -141,22 +141,52 @@ def worker_niceness() -> int:
 
 
 def run_arena_bench(
-    game: str | None, games: int, as_json: bool, bot: str = "random"
+    game: str | None,
+    games: int,
+    as_json: bool,
+    bot: str = "random",
+    repeats: int = 1,
+    max_repeats: int = 1,
+    earlier: Any = None,
 ) -> dict[str, Any]:
+    """Sequential, 1 and 2 Ray workers, repeated until the 2-worker speedup is stable
+    (at least ``repeats``, at most ``max_repeats`` times; every figure is the median over
+    the repeats); text or JSON, with the change against ``earlier`` when given."""
     gid = _pick_game(game)
     rounds = _rounds_for(games, ROSTER_SIZE)
     nice = worker_niceness()
-    seq = bench_sequential(gid, rounds, bot)
-    seq_nice = bench_sequential(gid, rounds, bot, nice) if nice > 0 else seq
-    with tempfile.TemporaryDirectory(prefix="mnr-bench-") as tmp:
-        ray1 = bench_ray(gid, rounds, 1, Path(tmp), bot)
-        ray2 = bench_ray(gid, rounds, 2, Path(tmp), bot)
+    info = report.machine()
+    if not as_json:
+        print(report.header_line(info), flush=True)
+    runs: list[dict[str, dict[str, float]]] = []
+
+    def measure() -> float:
+        seq = bench_sequential(gid, rounds, bot)
+        seq_nice = bench_sequential(gid, rounds, bot, nice) if nice > 0 else seq
+        with tempfile.TemporaryDirectory(prefix="mnr-bench-") as tmp:
+            ray1 = bench_ray(gid, rounds, 1, Path(tmp), bot)
+            ray2 = bench_ray(gid, rounds, 2, Path(tmp), bot)
+        runs.append({"seq": seq, "seq_nice": seq_nice, "ray1": ray1, "ray2": ray2})
+        return ray2["games_per_s"] / seq["games_per_s"]
+
+    verdict, _ = report.until_stable(
+        measure, repeats, max(repeats, max_repeats), window=min(report.WINDOW, max(repeats, 2))
+    )
+    medians = report.median_figures(runs)
+    seq, seq_nice, ray1, ray2 = (
+        medians["seq"],
+        medians["seq_nice"],
+        medians["ray1"],
+        medians["ray2"],
+    )
     base = seq["games_per_s"]
     base_nice = seq_nice["games_per_s"]
     out: dict[str, Any] = {
+        "machine": info,
+        "stability": verdict.as_json(),
         "game": gid,
         "bot": bot,
-        "games": seq["games"],
+        "games": int(seq["games"]),
         "cpus": os.cpu_count(),
         "load_average_1min": os.getloadavg()[0],
         "worker_niceness": nice,
@@ -180,7 +210,7 @@ def run_arena_bench(
         "goal_logging_share": 0.01,
     }
     if as_json:
-        print(json.dumps(out, indent=1))
+        report.finish(out, earlier, as_json)
         return out
     print(
         f"arena bench: {out['games']} games of {gid} ({bot} bots, 2 players); "
@@ -208,5 +238,7 @@ def run_arena_bench(
         f"  speedup with 2 workers: {out['speedup_2_workers']:.2f}x "
         f"({out['speedup_2_workers_same_niceness']:.2f}x vs the same niceness; goal >= 1.8x); "
         f"logging share: {100 * out['logging_share_max']:.2f}% (goal <= 1%)"
+        f"{verdict.note()}"
     )
+    report.finish(out, earlier, as_json)
     return out

@@ -1,4 +1,4 @@
-"""``arena bench engine|grpc|server|arena|strength|ladder|ratings|sandbox|startup``: the
+"""``arena bench engine|grpc|server|arena|search|strength|ladder|ratings|sandbox|startup``: the
 benchmarks (``--json`` for machines).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
@@ -7,6 +7,7 @@ Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,18 +15,38 @@ import typer
 from arena.cli.common import user_errors
 from arena.errors import UserError
 
+COMPARE = typer.Option(
+    "--compare", help="An earlier run's --json output: print the change of every figure."
+)
+
+
+def _check_repeats(repeats: int, max_repeats: int) -> None:
+    if repeats < 1 or max_repeats < repeats:
+        raise UserError(
+            f"--repeats must be >= 1 and --max-repeats >= --repeats, got {repeats} and "
+            f"{max_repeats}"
+        )
+
 
 @user_errors
 def bench_engine_cmd(
     game: Annotated[str | None, typer.Option("--game", help="Only this game.")] = None,
     seconds: Annotated[float, typer.Option("--seconds", help="Time per measurement.")] = 0.3,
-    repeats: Annotated[int, typer.Option("--repeats", help="Measurements (median).")] = 5,
+    repeats: Annotated[
+        int, typer.Option("--repeats", help="Least measurements per figure (median).")
+    ] = 3,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most measurements while the figure moves.")
+    ] = 9,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
     """Random-playout decisions/s and games/s per game and player count."""
     from arena.bench.engine import run_engine_bench
+    from arena.bench.report import load_earlier
 
-    run_engine_bench(game, seconds, repeats, as_json)
+    _check_repeats(repeats, max_repeats)
+    run_engine_bench(game, seconds, repeats, as_json, max_repeats, load_earlier(compare))
 
 
 @user_errors
@@ -94,12 +115,51 @@ def bench_arena_cmd(
     game: Annotated[str | None, typer.Option("--game", help="Game (default: a fast one).")] = None,
     games: Annotated[int, typer.Option("--games", help="Games per measurement.")] = 3000,
     bot: Annotated[str, typer.Option("--bot", help="Bot spec of all 5 bots.")] = "random",
+    repeats: Annotated[
+        int, typer.Option("--repeats", help="Least repeats of the whole measurement.")
+    ] = 2,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most repeats while the speedup moves.")
+    ] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
     """Tournament games/s on Ray (1 and 2 workers) vs sequential, and logging overhead."""
     from arena.bench.arena import run_arena_bench
+    from arena.bench.report import load_earlier
 
-    run_arena_bench(game, games, as_json, bot)
+    _check_repeats(repeats, max_repeats)
+    run_arena_bench(game, games, as_json, bot, repeats, max_repeats, load_earlier(compare))
+
+
+@user_errors
+def bench_search_cmd(
+    game: Annotated[str | None, typer.Option("--game", help="Only this game.")] = None,
+    players: Annotated[int, typer.Option("--players", help="Seats (capped per game).")] = 3,
+    iterations: Annotated[int, typer.Option("--iterations", help="ISMCTS iterations.")] = 300,
+    repeats: Annotated[
+        int, typer.Option("--repeats", help="Least measurements per figure (median).")
+    ] = 3,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most measurements while the figure moves.")
+    ] = 9,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
+) -> None:
+    """ISMCTS iterations per CPU second per game, and solo Dziobaki's first move."""
+    from arena.bench.report import load_earlier
+    from arena.bench.search import run_search_bench
+
+    _check_repeats(repeats, max_repeats)
+    if players < 1 or iterations < 1:
+        raise UserError("--players and --iterations must be >= 1")
+    if game is not None:
+        from engine import GAMES
+
+        if game not in GAMES:
+            raise UserError(f"unknown game {game!r}; known: {', '.join(sorted(GAMES))}")
+    earlier = load_earlier(compare)
+    run_search_bench(game, players, iterations, repeats, max_repeats, as_json, earlier)
 
 
 @user_errors

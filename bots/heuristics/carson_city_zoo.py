@@ -1,6 +1,7 @@
 """Apocalypse au Zoo de Carson City: captured values plus survivors, minus what is exposed.
 
-The estimate of a seat's final score, read from the public observation:
+The estimate of a seat's final score, read from the state's public fields (no
+observation is built):
 
 * its current total (captured zoo cards + captured characters + surviving characters);
 * an active character standing next to an active rival character of equal or higher
@@ -22,13 +23,20 @@ randomness.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from bots.heuristics.base import Heuristic
 from engine import Action, State
 from engine.carson_city_zoo.actions import Move, Place
-from engine.carson_city_zoo.data import DIR_INDEX, NEIGHBOURS, TARGET, character_value
+from engine.carson_city_zoo.data import (
+    CARD_MUTANT,
+    CARD_VALUE,
+    DIR_INDEX,
+    NEIGHBOURS,
+    TARGET,
+    character_value,
+)
+from engine.carson_city_zoo.state import CarsonCityZooState
 
 P_NEXT = 0.75
 """Chance that a character threatened by the seat moving next is taken."""
@@ -39,33 +47,31 @@ P_OWN_TURN = 0.25
 P_MUTANT_GIFT = 0.5
 
 
-def owners(obs: Mapping[str, Any]) -> dict[str, int]:
-    """Team letter -> seat."""
-    return {p["team"]: p["seat"] for p in obs["players"]}
+def threat_adjustments(state: CarsonCityZooState) -> list[float]:
+    """Expected gains and losses from exposed characters (see the module docstring).
 
-
-def threat_adjustments(obs: Mapping[str, Any], num_players: int) -> list[float]:
-    """Expected gains and losses from exposed characters (see the module docstring)."""
-    adj = [0.0] * num_players
-    team_seat = owners(obs)
-    to_move = obs["current_player"]
-    spaces: Sequence[Mapping[str, Any]] = obs["spaces"]
-    for sp in spaces:
-        occ = sp["occupant"]
-        if not occ:
+    Characters are indices ``c = 4 * seat + value - 3`` (the engine's roster), so the
+    owner and the value of a character are read off its index."""
+    adj = [0.0] * state.num_players
+    to_move = state.current
+    occupant = state.occupant
+    mutated = state.mutated
+    for space, occ in enumerate(occupant):
+        if occ < 0:
             continue
-        owner = team_seat.get(occ[0], -1)
-        v = character_value(occ)
+        owner = occ // 4
+        v = occ % 4 + 3
+        occ_mutated = mutated[occ]
         best_p = 0.0
         best_seat = -1
-        for _d, nb in NEIGHBOURS[sp["space"]]:
-            other = spaces[nb]["occupant"]
-            if not other or spaces[nb]["mutated"]:
+        for _d, nb in NEIGHBOURS[space]:
+            other = occupant[nb]
+            if other < 0 or mutated[other]:
                 continue
-            q = team_seat.get(other[0], -1)
-            if sp["mutated"]:
+            q = other // 4
+            if occ_mutated:
                 p = P_MUTANT_GIFT
-            elif q == owner or character_value(other) < v:
+            elif q == owner or other % 4 + 3 < v:
                 continue
             elif owner == to_move:
                 p = P_OWN_TURN
@@ -78,7 +84,7 @@ def threat_adjustments(obs: Mapping[str, Any], num_players: int) -> list[float]:
         if best_seat < 0:
             continue
         adj[best_seat] += best_p * v
-        if not sp["mutated"] and 0 <= owner < num_players:
+        if not occ_mutated:
             adj[owner] -= best_p * v
     return adj
 
@@ -93,50 +99,60 @@ class CarsonHeuristic(Heuristic):
     exploration = 0.4
 
     def estimate(self, state: State) -> list[float]:
-        obs = state.observation(None)
-        totals = [float(p["total"]) for p in obs["players"]]
-        if state.is_terminal():
+        st = _carson(state)
+        totals = [float(t) for t in st.scores()]
+        if st.is_terminal():
             return totals
-        adj = threat_adjustments(obs, state.num_players)
+        adj = threat_adjustments(st)
         return [t + a for t, a in zip(totals, adj, strict=True)]
 
     def prior(self, state: State, legal: list[Action], rng: random.Random) -> list[float]:
-        return capture_values(state.observation(None), legal)
+        return capture_values(_carson(state), legal)
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
         if rng.random() < 0.25:
             return legal[rng.randrange(len(legal))]
-        values = capture_values(state.observation(None), legal)
+        values = capture_values(_carson(state), legal)
         best = max(range(len(legal)), key=lambda i: values[i] + rng.random() * 0.5)
         return legal[best]
 
 
-def capture_values(obs: Mapping[str, Any], legal: Sequence[Action]) -> list[float]:
+def capture_values(state: CarsonCityZooState, legal: Sequence[Action]) -> list[float]:
     """What each action captures (a character slightly above a zoo card of equal value),
     minus the expected loss of the character when the card may hide an unfound mutant."""
-    spaces = obs["spaces"]
-    found = obs["mutant_found"]
-    where = {sp["occupant"]: sp["space"] for sp in spaces if sp["occupant"]}
+    found = [False] * 4  # the mutants already captured, by face value
+    for pile in state.zoo_piles:
+        for card in pile:
+            if CARD_MUTANT[card]:
+                found[CARD_VALUE[card]] = True
+    index = state.roster.index
     out = []
     for a in legal:
         match a:
             case Place(char=char, space=target):
                 pass
             case Move(char=char, dir=direction):
-                target = TARGET[where[char]][DIR_INDEX[direction]]
+                target = TARGET[state.character_space[index[char]]][DIR_INDEX[direction]]
             case _:
                 raise TypeError(f"not a Carson City Zoo decision: {a}")
-        v_char = character_value(char)
-        sp = spaces[target]
-        if sp["occupant"]:
-            v = character_value(sp["occupant"]) + 0.5
+        occ = state.occupant[target]
+        if occ >= 0:
+            v = occ % 4 + 3 + 0.5
         else:
-            top = sp["top_value"]
+            top = state.top_value(target)
             v = float(top)
             if 0 <= top < 4 and not found[top]:
-                v -= 0.15 * v_char
+                v -= 0.15 * character_value(char)
         out.append(v)
     return out
+
+
+def _carson(state: State) -> CarsonCityZooState:
+    """``state`` as a Carson City Zoo state: the heuristic reads its public fields
+    (building an observation per evaluation cost more than the evaluation)."""
+    if not isinstance(state, CarsonCityZooState):
+        raise TypeError(f"the Carson City Zoo heuristic needs its state, got {type(state)!r}")
+    return state
 
 
 HEURISTIC = CarsonHeuristic()

@@ -1,7 +1,8 @@
 """Dziobaki: score the meadows already closed, hope for the open ones, fear merges.
 
-A seat's board is read from the observation (its pending commitment included, since the
-seat knows it) and cut into meadows using only the tiles placed so far:
+A seat's board is read from the state's public fields (``boards``, ``commitments``: its
+pending commitment included, since the seat knows it; no observation is built) and cut
+into meadows using only the tiles placed so far:
 
 * a **closed** meadow (no fine cell next to an empty space) is final: 1 point per
   animal if it holds one species, 0 if mixed;
@@ -22,27 +23,91 @@ import random
 from collections.abc import Sequence
 
 from bots.heuristics.base import Heuristic
-from engine import Action, State
+from engine import TERMINAL, Action, State
 from engine.dziobaki.actions import Place
-from engine.dziobaki.data import CELL_SPACE, CROSS_QUADRANTS, PRINTED_CELLS, TILE_INDEX, board_codes
-from engine.dziobaki.scoring import animal_counts, meadow_ids
+from engine.dziobaki.data import (
+    CELL_QUADRANT,
+    CELL_SPACE,
+    CROSS_QUADRANTS,
+    ORIENTED_ANIMALS,
+    ORIENTED_ARMS,
+    PRINTED_CELLS,
+    QUADRANT_GROUPS,
+    SPACES,
+)
+from engine.dziobaki.scoring import score_board
+from engine.dziobaki.state import DziobakiState
 
 OPEN_WEIGHT = 0.85
 CONFLICT_WEIGHT = 0.5
 
+_NODES = tuple(
+    tuple(tuple(4 * s + g for g in QUADRANT_GROUPS[arms]) for arms in range(16))
+    for s in range(SPACES)
+)
+"""``_NODES[space][arms]``: the union-find node of each quadrant of a tile with arm mask
+``arms`` (as in :mod:`engine.dziobaki.scoring`, whose meadows this module re-finds)."""
+
 
 def evaluate_board(codes: Sequence[int], side: str) -> float:
-    """The estimate of one board (see the module docstring)."""
-    ids = meadow_ids(codes, open_ground=False)  # the meadows of the placed tiles so far
-    touches: dict[int, set[int]] = {}  # meadow -> empty spaces it touches
+    """The estimate of one board (see the module docstring).
+
+    The meadows of the placed tiles are found with one union-find pass fused with the
+    search for the meadows that touch an empty space, and roots are looked up only for
+    the quadrants that matter (``meadow_ids`` finds them all); every dictionary is filled
+    in the same order as ``meadow_ids`` + ``animal_counts`` would, so the float sums, and
+    therefore the bots' choices, are bit for bit the same.
+    """
+    local = [_NODES[s][ORIENTED_ARMS[c]] if c >= 0 else None for s, c in enumerate(codes)]
+    parent = list(range(4 * SPACES))
+    edges: list[tuple[int, int]] = []  # (group node, empty space it touches), in order
     for sa, qa, sb, qb in CROSS_QUADRANTS:
-        ida, idb = ids[sa], ids[sb]
-        if ida is None:
-            if idb is not None:
-                touches.setdefault(idb[qb], set()).add(sa)
-        elif idb is None:
-            touches.setdefault(ida[qa], set()).add(sb)
-    counts = animal_counts(codes, side, ids)
+        la = local[sa]
+        lb = local[sb]
+        if la is None:
+            if lb is not None:
+                edges.append((lb[qb], sa))
+            continue
+        if lb is None:
+            edges.append((la[qa], sb))
+            continue
+        a = la[qa]
+        while parent[a] != a:
+            a = parent[a]
+        b = lb[qb]
+        while parent[b] != b:
+            b = parent[b]
+        if a != b:
+            parent[b] = a
+
+    def find(n: int) -> int:
+        while parent[n] != n:
+            parent[n] = n = parent[parent[n]]
+        return n
+
+    touches: dict[int, set[int]] = {}  # meadow -> empty spaces it touches
+    for node, empty in edges:
+        touches.setdefault(find(node), set()).add(empty)
+    counts: dict[int, list[int]] = {}
+    for s, code in enumerate(codes):
+        if code < 0:
+            continue
+        nodes = local[s]
+        assert nodes is not None
+        for sp, q in ORIENTED_ANIMALS[code]:
+            m = find(nodes[q])
+            tally = counts.get(m)
+            if tally is None:
+                counts[m] = tally = [0, 0, 0, 0]
+            tally[sp] += 1
+    for sp, cell in enumerate(PRINTED_CELLS[side]):
+        nodes = local[CELL_SPACE[cell]]
+        if nodes is not None:
+            m = find(nodes[CELL_QUADRANT[cell]])
+            tally = counts.get(m)
+            if tally is None:
+                counts[m] = tally = [0, 0, 0, 0]
+            tally[sp] += 1
     # printed animals next to an empty space touch that space
     loose: dict[int, list[int]] = {}
     for sp, cell in enumerate(PRINTED_CELLS[side]):
@@ -87,28 +152,31 @@ class DziobakiHeuristic(Heuristic):
     rollout_depth = 0
 
     def estimate(self, state: State) -> list[float]:
-        obs = state.observation(None)
-        if obs["phase"] == "over":
-            return [float(b["score"]["total"]) for b in obs["boards"]]
-        side = obs["board_side"]
-        tile = obs["revealed_tile"]
+        st = _dziobaki(state)
+        cp = st.current
+        if cp == TERMINAL:
+            return [float(x) for x in st.scores()]
+        side = st.side
+        all_together = bool(st.options["all_together"])
+        tile = st.revealed[-1] if cp >= 0 else -1
         out = []
-        for seat, board in enumerate(obs["boards"]):
-            codes = board_codes(board)
-            if obs["committed"][seat] and tile:
-                mine = state.observation(seat)["my_commitment"]
-                if mine["space"] >= 0:
-                    codes[mine["space"]] = 4 * TILE_INDEX[tile] + mine["rotation"]
-            bonus = float(board["score"]["all_together_bonus"])
+        for seat in range(st.num_players):
+            board = st.boards[seat]
+            codes = list(board)
+            if tile >= 0 and seat < cp:  # committed this round: the seat knows its choice
+                mine = st.commitments[seat]
+                if mine >= 0:
+                    codes[mine >> 2] = 4 * tile + (mine & 3)
+            # the bonus as scored now (on the board of the last completed round)
+            bonus = float(all_together_bonus(board, side)) if all_together else 0.0
             out.append(evaluate_board(codes, side) + bonus)
         return out
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
-        obs = state.observation(None)
-        seat = obs["current_player"]
-        codes = board_codes(obs["boards"][seat])
-        tile = TILE_INDEX[obs["revealed_tile"]]
-        side = obs["board_side"]
+        st = _dziobaki(state)
+        codes = st.boards[st.current]
+        tile = st.revealed[-1]
+        side = st.side
         best, best_v = legal[0], -1e9
         for a in legal:
             assert isinstance(a, Place)
@@ -118,6 +186,21 @@ class DziobakiHeuristic(Heuristic):
             if v > best_v:
                 best, best_v = a, v
         return best
+
+
+def _dziobaki(state: State) -> DziobakiState:
+    """``state`` as a Dziobaki state (the heuristic reads its public fields directly:
+    building an observation per evaluation cost more than the evaluation itself)."""
+    if not isinstance(state, DziobakiState):
+        raise TypeError(f"the Dziobaki heuristic needs a Dziobaki state, got {type(state)!r}")
+    return state
+
+
+def all_together_bonus(board: Sequence[int], side: str) -> int:
+    """The optional "all together" bonus of ``board`` as scored now (empty spaces are
+    open ground, as in the provisional score): 3 per species held by exactly one meadow,
+    a pure one. Only computed when the option is on, since it re-scores the board."""
+    return score_board(board, side, True)["all_together_bonus"]
 
 
 HEURISTIC = DziobakiHeuristic()

@@ -44,6 +44,8 @@ from engine.manatee_sanctuary.data import (
 )
 from engine.manatee_sanctuary.player import food_need
 from engine.manatee_sanctuary.scoring import endgame_card_points
+from engine.manatee_sanctuary.state import ManateeSanctuaryState
+from engine.manatee_sanctuary.steps import PHASE_OF_STEP
 
 FUTURE_SHORTFALL_WEIGHT = 0.6
 FREE_SPACE_WEIGHT = 0.3
@@ -233,17 +235,24 @@ class ManateeHeuristic(Heuristic):
         return legal[rng.randrange(len(legal))]
 
     def _rollout_play(self, state: State, legal: list[Action], rng: random.Random) -> Action:
-        """Act or expand with the better of the card values (see the module docstring)."""
+        """Act or expand with the better of the card values (see the module docstring).
+
+        Reads the acting seat's numbers from the state (free space, flowers, the net
+        value of one more manatee): the same as :class:`Seat` computes from an
+        observation, without building one per rollout step."""
+        if not isinstance(state, ManateeSanctuaryState):
+            raise TypeError(f"the Manatee heuristic needs its state, got {type(state)!r}")
         seat = state.current_player
-        obs = state.observation(seat)
-        me = Seat(obs["players"][seat], obs)
-        free = max(0, me.capacity - me.usage)
+        player = state.players[seat]
+        free = max(0, player.capacity - player.usage())
+        flowers = sum(player.flowers)
+        net = manatee_net(state.round, PHASE_OF_STEP[state.step])
         best, best_v = legal[0], -1e9
         for a in legal:
             match a:
                 case Act(card=card):
                     c = CARD_INDEX[card]
-                    v = min(N_RESCUE[c], free) * me.manatee_net() + N_HARVEST[c] * me.flowers * 0.6
+                    v = min(N_RESCUE[c], free) * net + N_HARVEST[c] * flowers * 0.6
                 case Expand(card=card):
                     c = CARD_INDEX[card]
                     v = 1.5 + FREE_SPACE_WEIGHT * HABITAT[c]
@@ -254,6 +263,14 @@ class ManateeHeuristic(Heuristic):
             if v > best_v:
                 best, best_v = a, v
         return best
+
+
+def manatee_net(round_: int, phase: str) -> float:
+    """Net future value of one more (random) manatee: the grey points of the scoring
+    phases to come minus 0.7 food per phase (:meth:`Seat.manatee_net`)."""
+    rounds = rounds_to_score({"round": round_, "phase": phase})
+    grey = sum(float(ROUND_POINTS[r - 1][0]) for r in rounds)
+    return max(0.0, grey - 0.7 * len(rounds))
 
 
 def _return_cost(a: Action) -> tuple[int, int]:

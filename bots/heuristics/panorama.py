@@ -1,6 +1,7 @@
 """Panorama: flowers × animals per zone, the goals as they stand, and the time track.
 
-The estimate of a seat's final score, read from the public observation:
+The estimate of a seat's final score, read from the state's public fields (no
+observation is built):
 
 * its current points: terrain points (each zone's flowers × animals) and the three goal
   tokens awarded as if the game ended now;
@@ -20,15 +21,15 @@ tiles with many flowers and animals, and places the tile at the end that scores 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
 
 from bots.heuristics.base import Heuristic
 from engine import Action, State
 from engine.panorama.actions import Fly, Place
-from engine.panorama.data import LAND, TILE_INDEX, TILE_INFO
+from engine.panorama.data import FLY_PHASE, LAND, OVER, TILE_INFO
 from engine.panorama.scoring import analyse, areas
+from engine.panorama.state import PanoramaState
 
 OPEN_WEIGHT = 0.35
 TEMPO = 1.5
@@ -37,11 +38,6 @@ TILE_VALUE = tuple(
     for info in TILE_INFO
 )
 """A rough worth of a tile by its items (rollouts choose stacks by it)."""
-
-
-def panorama_tiles(player: Mapping[str, Any]) -> tuple[int, ...]:
-    """Tile indices of a player's panorama, left to right."""
-    return tuple(TILE_INDEX[t] for t in player["panorama"])
 
 
 @lru_cache(maxsize=16384)
@@ -55,18 +51,18 @@ def open_potential(tiles: tuple[int, ...]) -> float:
     return total
 
 
-def queue_ranks(obs: Mapping[str, Any]) -> list[int]:
+def queue_ranks(state: PanoramaState) -> list[int]:
     """For each seat, how many standing balloons move before it (-1 if deflated)."""
-    n = obs["num_spaces"]
-    token = obs["token_space"]
-    active = obs["active_player"]
-    ranks = [-1] * len(obs["players"])
+    n = state.num_spaces
+    token = state.token_space
+    active = state.active_player
+    flying = state.phase == FLY_PHASE
+    ranks = [-1] * state.num_players
     order: list[tuple[int, int]] = []
-    for p in obs["players"]:
-        if p["balloon"] != "standing":
+    for seat, space in enumerate(state.balloon_space):
+        if space < 0 or not state.standing[seat]:
             continue
-        seat = p["seat"]
-        dist = 0 if seat == active and obs["phase"] == "fly" else (p["balloon_space"] - token) % n
+        dist = 0 if seat == active and flying else (space - token) % n
         order.append((dist if dist else (0 if seat == active else n), seat))
     for rank, (_, seat) in enumerate(sorted(order)):
         ranks[seat] = rank
@@ -90,23 +86,22 @@ class PanoramaHeuristic(Heuristic):
     tempo = TEMPO
 
     def estimate(self, state: State) -> list[float]:
-        obs = state.observation(None)
-        players = obs["players"]
-        out = [float(p["points"]["total"]) for p in players]
-        if obs["phase"] == "game_over" or state.is_terminal():
+        st = _panorama(state)
+        out = [float(x) for x in st.scores()]
+        if st.phase == OVER or st.is_terminal():
             return out
-        moon = obs["token_face"] == "moon"
-        ranks = queue_ranks(obs)
-        left = sum(sp["count"] for sp in obs["spaces"])
-        progress = min(1.0, left / (4.0 * obs["num_spaces"]))
-        for seat, p in enumerate(players):
-            if p["balloon"] != "standing":
+        moon = st.moon
+        ranks = queue_ranks(st)
+        progress = min(1.0, sum(st.stack_counts) / (4.0 * st.num_spaces))
+        held = st.held_tile
+        for seat, space in enumerate(st.balloon_space):
+            if space < 0 or not st.standing[seat]:
                 continue
-            tiles = panorama_tiles(p)
-            held = obs["held_tile"]
-            if held and seat == obs["active_player"]:
-                lft, rgt = place_gain(tiles, p["start_index"], TILE_INDEX[held])
-                base = float(sum(analyse(tiles, p["start_index"]).points))
+            tiles = tuple(st.panoramas[seat])
+            start = st.start_index[seat]
+            if held >= 0 and seat == st.active_player:
+                lft, rgt = place_gain(tiles, start, held)
+                base = float(sum(analyse(tiles, start).points))
                 out[seat] += max(lft, rgt) - base
             weight = self.open_weight * (0.3 if moon else 0.3 + 0.7 * progress)
             out[seat] += weight * open_potential(tiles)
@@ -115,30 +110,37 @@ class PanoramaHeuristic(Heuristic):
         return out
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
-        obs = state.observation(None)
+        st = _panorama(state)
         match legal[0]:
             case Place(end=first_end):
-                seat = obs["active_player"]
-                p = obs["players"][seat]
-                tiles = panorama_tiles(p)
-                lft, rgt = place_gain(tiles, p["start_index"], TILE_INDEX[obs["held_tile"]])
+                seat = st.active_player
+                tiles = tuple(st.panoramas[seat])
+                lft, rgt = place_gain(tiles, st.start_index[seat], st.held_tile)
                 if lft == rgt:
                     return legal[rng.randrange(len(legal))]
                 return legal[0] if (lft > rgt) == (first_end == "left") else legal[1]
-        n = obs["num_spaces"]
-        token = obs["token_space"]
-        tops = {sp["space"]: sp["top"] for sp in obs["spaces"]}
+        n = st.num_spaces
+        token = st.token_space
+        tops = st.tops
         best, best_v = legal[0], -1e9
         for a in legal:
             match a:
                 case Fly(space=space):
-                    top = tops.get(space)
+                    top = tops[space] if 0 <= space < n else -1
                     v = rng.random() * 3.0 - 0.4 * ((space - token) % n)
-                    if top:
-                        v += TILE_VALUE[TILE_INDEX[top]]
+                    if top >= 0:
+                        v += TILE_VALUE[top]
                     if v > best_v:
                         best, best_v = a, v
         return best
+
+
+def _panorama(state: State) -> PanoramaState:
+    """``state`` as a Panorama state: the heuristic reads its public fields (building an
+    observation per evaluation cost more than the evaluation)."""
+    if not isinstance(state, PanoramaState):
+        raise TypeError(f"the Panorama heuristic needs a Panorama state, got {type(state)!r}")
+    return state
 
 
 HEURISTIC = PanoramaHeuristic()

@@ -41,8 +41,10 @@ from engine.zooloretto_mini.data import (
     ENCLOSURE_POINTS,
     ENCLOSURE_SIZE,
     SPECIES,
+    TRUCK_IDS,
     animal_tiles,
 )
+from engine.zooloretto_mini.state import ZoolorettoMiniState
 
 ADULT_TILES = {s: len(animal_tiles(s)) for s in SPECIES}
 """Adult animal tiles per species (11: the engine's tile set)."""
@@ -89,6 +91,19 @@ class Zoo:
     def from_obs(cls, player: Mapping[str, Any]) -> Zoo:
         encs = [Enclosure(e["species"], e["tiles"], e["paired"]) for e in player["enclosures"]]
         return cls(encs, {kind_of(t) for t in player["barn"]})
+
+    @classmethod
+    def from_state(cls, state: ZoolorettoMiniState, seat: int) -> Zoo:
+        """The same as :meth:`from_obs` of the seat's entry, read from the state."""
+        encs = [
+            Enclosure(
+                state.enclosure_species[i],
+                state.enclosures[i],
+                [t for t in state.enclosures[i] if t in state.paired],
+            )
+            for i in range(3 * seat, 3 * seat + 3)
+        ]
+        return cls(encs, {kind_of(t) for t in state.barns[seat]})
 
     def copy(self) -> Zoo:
         return Zoo([e.copy() for e in self.encs], set(self.barn))
@@ -258,10 +273,13 @@ class ZoolorettoHeuristic(Heuristic):
         return out
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
-        obs = state.observation(None)
-        seat = obs["current_player"]
-        zoo = Zoo.from_obs(obs["players"][seat])
-        trucks = {t["id"]: t for t in obs["trucks"]}
+        # read from the state's public fields: an observation per rollout step cost more
+        # than the choice itself
+        if not isinstance(state, ZoolorettoMiniState):
+            raise TypeError(f"the Zooloretto Mini heuristic needs its state, got {type(state)!r}")
+        seat = state.current_player
+        zoo = Zoo.from_state(state, seat)
+        trucks = {TRUCK_IDS[k]: k for k in range(len(state.capacities))}
         match legal[0]:
             case Draw() | TakeTruck():
                 best: Action | None = None
@@ -269,11 +287,11 @@ class ZoolorettoHeuristic(Heuristic):
                 for a in legal:
                     match a:
                         case TakeTruck(truck=truck_id):
-                            truck = trucks[truck_id]
+                            ti = trucks[truck_id]
                         case _:
                             continue
-                    gain = zoo.truck_gain(truck["tiles"])
-                    if len(truck["tiles"]) < truck["capacity"]:
+                    gain = zoo.truck_gain(state.trucks[ti])
+                    if len(state.trucks[ti]) < state.capacities[ti]:
                         gain -= 1.0 + rng.random() * 2.0  # waiting may fill it further
                     if gain > best_gain:
                         best, best_gain = a, gain
@@ -282,17 +300,17 @@ class ZoolorettoHeuristic(Heuristic):
                 assert best is not None
                 return best
             case Load():
-                tile = obs["drawn_tile"]
+                tile = state.drawn_tile
                 scored = []
                 for a in legal:
                     match a:
                         case Load(truck=truck_id):
-                            t = trucks[truck_id]["tiles"]
-                            gain = zoo.truck_gain([*t, tile]) - zoo.truck_gain(t)
+                            on_truck = state.trucks[trucks[truck_id]]
+                            gain = zoo.truck_gain([*on_truck, tile]) - zoo.truck_gain(on_truck)
                             scored.append((gain, rng.random(), a))
                 return max(scored, key=lambda x: (x[0], x[1]))[2]
             case Place():
-                tile = trucks[obs["players"][seat]["truck"]]["tiles"][0]
+                tile = state.trucks[state.taken_truck[seat]][0]
                 dest, _ = zoo.best_place(tile)
                 want = DESTINATIONS[dest]
                 for a in legal:
@@ -309,7 +327,7 @@ class ZoolorettoHeuristic(Heuristic):
                             trial.place(tile, DESTINATIONS.index(to))
                             v = float(trial.score() - base)
                         case BonusDiscard(tile=tile):
-                            barn = obs["players"][seat]["barn"]
+                            barn = state.barns[seat]
                             k = kind_of(tile)
                             v = 2.0 if sum(1 for t in barn if kind_of(t) == k) == 1 else 0.0
                         case _:
