@@ -93,13 +93,13 @@ class BotProcess:
         self._usage_before_kill: tuple[float, int] = (0.0, 0)
         try:
             self.proc = subprocess.Popen(
-                launch.argv if launch is not None else argv,
+                # dies with its worker (arena.match.lifetime)
+                [*die_with_parent(), *(launch.argv if launch is not None else argv)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 env=launch.env if launch is not None else env,
                 start_new_session=True,
-                preexec_fn=die_with_parent(),  # dies with its worker (arena.match.lifetime)
             )
         except OSError as exc:
             if launch is not None:

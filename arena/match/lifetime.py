@@ -5,9 +5,15 @@ at the end of a match). If the process that started it dies without that cleanup
 Ray worker SIGKILLed by Ray's memory monitor or by a user), nothing else would stop the
 bot: it was seen alive minutes after its tournament had exited. Linux offers a
 parent-death signal (``prctl(PR_SET_PDEATHSIG)``): the kernel sends it to the child when
-the thread that forked it ends. :func:`die_with_parent` makes a ``preexec_fn`` that asks for
-SIGKILL; elsewhere (macOS, or no libc) it does nothing and the match's own cleanup is
-all there is.
+the thread that forked it ends, and it survives ``execve``. :func:`die_with_parent`
+gives the command prefix that asks for SIGKILL: util-linux's ``setpriv --pdeathsig
+KILL --``; where ``setpriv`` is missing (macOS) it is empty and the match's own cleanup
+is all there is.
+
+Why a command and not a ``preexec_fn``: a ``preexec_fn`` makes Python fork (never
+``vfork``) and run gRPC's fork handlers in the child of a process that serves gRPC; with
+gRPC's event engine that child can abort before ``exec`` (grpc/grpc#43055: its poller
+meets the epoll fd that ``close_fds`` closed), and the bot never starts.
 
 The signal is tied to the *thread* that started the child, so bots must be started
 from a thread that lives as long as their match (the match's own thread: a Ray task's,
@@ -16,32 +22,16 @@ a pool worker's, the CLI's main thread).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import os
-import signal
+import functools
+import shutil
 import sys
-from collections.abc import Callable
-
-PR_SET_PDEATHSIG = 1
-"""``prctl`` option: the signal sent to this process when its parent dies (linux/prctl.h)."""
-
-_LIBC = (
-    ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform == "linux" else None
-)
 
 
-def die_with_parent() -> Callable[[], None]:
-    """A ``preexec_fn`` (made in the parent, run in the forked child) that has the kernel
-    SIGKILL the child when the parent thread ends; a child whose parent is already gone
-    (it died between fork and prctl) exits at once."""
-    parent = os.getpid()
-
-    def preexec() -> None:
-        if _LIBC is None:
-            return
-        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)
-
-    return preexec
+@functools.cache
+def die_with_parent() -> tuple[str, ...]:
+    """The prefix of a child's command line that has the kernel SIGKILL the child when
+    the thread that started it ends (empty where the system cannot)."""
+    if sys.platform != "linux":
+        return ()
+    setpriv = shutil.which("setpriv")
+    return (setpriv, "--pdeathsig", "KILL", "--") if setpriv else ()
