@@ -34,7 +34,6 @@ def test_playouts_round_trip_and_keep_the_shape(game_id: str) -> None:
                 if state.is_chance_node():
                     state.apply(sample_outcome(state.chance_outcomes(), rng))
                     continue
-                seat = state.current_player
                 legal = state.legal_actions()
                 mask = space.mask(legal)
                 indices = np.flatnonzero(mask)
