@@ -34,6 +34,9 @@ from engine.core import JSON, Action
 
 Vector = npt.NDArray[np.float32]
 
+_ID_CACHE = 100_000
+"""At most this many actions in an :class:`ActionSpace`'s identity cache."""
+
 EMPTY_TOKENS: tuple[JSON, ...] = ("", None, -1)
 """Values that mean "nothing here" (no tile held, no occupant): a one-hot of all zeros."""
 
@@ -48,6 +51,27 @@ class Context:
     """Seats in this game (seat lists hold this many real entries)."""
 
 
+class Sink:
+    """The vector being built, as ``(index, value)`` entries summed at the end: appending
+    to two lists is cheaper in Python than setting numpy items one by one."""
+
+    __slots__ = ("index", "value")
+
+    def __init__(self) -> None:
+        self.index: list[int] = []
+        self.value: list[float] = []
+
+    def add(self, index: int, value: float) -> None:
+        self.index.append(index)
+        self.value.append(value)
+
+    def vector(self, size: int) -> Vector:
+        if not self.index:
+            return np.zeros(size, dtype=np.float32)
+        total = np.bincount(self.index, weights=self.value, minlength=size)
+        return total.astype(np.float32)
+
+
 class Field:
     """One part of the vector. ``key`` names the observation field it reads (None: the
     value handed down by an enclosing :class:`Seats`, :class:`Rows` or :class:`Record`).
@@ -58,8 +82,8 @@ class Field:
     doc: str
     width: int
 
-    def write(self, value: JSON, ctx: Context, out: Vector, at: int) -> None:
-        """Encode ``value`` into ``out[at : at + width]`` (which arrives zeroed)."""
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        """Encode ``value`` into the vector's ``[at : at + width]``, as ``out`` entries."""
         raise NotImplementedError
 
     def parts(self) -> list[tuple[str, int, str]]:
@@ -77,8 +101,9 @@ class Number(Field):
     def __init__(self, key: str | None, doc: str, scale: float = 1.0) -> None:
         self.key, self.doc, self.width, self.scale = key, doc, 1, scale
 
-    def write(self, value: JSON, ctx: Context, out: Vector, at: int) -> None:
-        out[at] = float(value) / self.scale
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        if value:
+            out.add(at, float(value) / self.scale)
 
 
 class OneHot(Field):
@@ -90,13 +115,13 @@ class OneHot(Field):
         self.width = len(self.vocab)
         self.index = {token: i for i, token in enumerate(self.vocab)}
 
-    def write(self, value: JSON, ctx: Context, out: Vector, at: int) -> None:
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         i = self.index.get(value)
         if i is None:
             if value in EMPTY_TOKENS:
                 return
             raise ValueError(f"{self.key}: {value!r} is not in the layout's vocabulary")
-        out[at + i] = 1.0
+        out.add(at + i, 1.0)
 
 
 class Tokens(OneHot):
@@ -110,14 +135,14 @@ class Tokens(OneHot):
         super().__init__(key, doc, vocab)
         self.item_key = item_key
 
-    def write(self, value: JSON, ctx: Context, out: Vector, at: int) -> None:
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         for token in value:
             if self.item_key is not None:
                 token = token[self.item_key]
             i = self.index.get(token)
             if i is None:
                 raise ValueError(f"{self.key}: {token!r} is not in the layout's vocabulary")
-            out[at + i] += 1.0
+            out.add(at + i, 1.0)
 
 
 class Seat(Field):
@@ -128,9 +153,9 @@ class Seat(Field):
     def __init__(self, key: str | None, doc: str, seats: int) -> None:
         self.key, self.doc, self.width = key, doc, seats
 
-    def write(self, value: JSON, ctx: Context, out: Vector, at: int) -> None:
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         if value >= 0:
-            out[at + (value - ctx.seat) % ctx.num_players] = 1.0
+            out.add(at + (value - ctx.seat) % ctx.num_players, 1.0)
 
 
 class Record(Field):
@@ -140,7 +165,7 @@ class Record(Field):
         self.key, self.doc, self.fields = key, doc, tuple(fields)
         self.width = sum(f.width for f in self.fields)
 
-    def write(self, value: JSON, ctx: Context, out: Vector, at: int) -> None:
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         for f in self.fields:
             f.write(value if f.key is None else value[f.key], ctx, out, at)
             at += f.width
@@ -157,7 +182,7 @@ class Rows(Field):
         self.key, self.doc, self.count, self.item = key, doc, count, item
         self.width = count * item.width
 
-    def write(self, value: JSON, ctx: Context, out: Vector, at: int) -> None:
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         if len(value) > self.count:
             raise ValueError(f"{self.key} has {len(value)} entries, the layout holds {self.count}")
         width = self.item.width
@@ -176,7 +201,7 @@ class Seats(Rows):
     """A list indexed by seat, rotated so that the observer comes first (entry 0 is the
     observer, 1 the next seat clockwise...), padded to ``seats`` entries with zeros."""
 
-    def write(self, value: JSON, ctx: Context, out: Vector, at: int) -> None:
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         width = self.item.width
         for seat, entry in enumerate(value):
             rel = (seat - ctx.seat) % ctx.num_players
@@ -196,13 +221,13 @@ class Layout:
 
     def encode(self, observation: Mapping[str, JSON], num_players: int) -> Vector:
         """``observation`` (a seat's, with ``you``) as a float32 vector of :attr:`size`."""
-        out = np.zeros(self.size, dtype=np.float32)
+        out = Sink()
         ctx = Context(int(observation["you"]), num_players)
         at = 0
         for f in self.fields:
             f.write(_read(f, observation), ctx, out, at)
             at += f.width
-        return out
+        return out.vector(self.size)
 
     def describe(self) -> list[tuple[int, int, str, str]]:
         """``(offset, width, name, meaning)`` of every part of the vector."""
@@ -234,6 +259,7 @@ class ActionSpace:
         if len(self.index) != len(self.actions):
             raise ValueError("an action space lists an action twice")
         self.size = len(self.actions)
+        self._by_id: dict[int, tuple[Action, int]] = {}
 
     @classmethod
     def from_classes(
@@ -272,7 +298,19 @@ class ActionSpace:
     def mask(self, legal: Iterable[Action]) -> npt.NDArray[np.int8]:
         """1 at the index of every action in ``legal``, 0 elsewhere."""
         out = np.zeros(self.size, dtype=np.int8)
-        index = self.index
-        for action in legal:
-            out[index[action]] = 1
+        out[[self.fast_index(a) for a in legal]] = 1
         return out
+
+    def fast_index(self, action: Action) -> int:
+        """:meth:`index_of` for the engines' interned actions, by identity: hashing a
+        dataclass costs a tuple of its fields at every call, and the legal-action lists hand
+        out the same objects again and again. The cache holds each object it has seen, so
+        an ``id`` is never reused while it is cached; it starts over when full."""
+        hit = self._by_id.get(id(action))
+        if hit is not None and hit[0] is action:
+            return hit[1]
+        i = self.index_of(action)
+        if len(self._by_id) >= _ID_CACHE:
+            self._by_id.clear()
+        self._by_id[id(action)] = (action, i)
+        return i
