@@ -1,7 +1,7 @@
 """Each game's observation layout and decision space (see :mod:`envs.tensors`).
 
 A layout names the observation fields it encodes, each with what it means; the fields it
-leaves out are listed in the game's ``LEFT_OUT`` note with the reason (a field another one
+leaves out are listed in its :attr:`GameSpec.left_out` with the reason (a field another one
 already carries, or a history whose order a flat vector does not keep). Vocabularies and
 value domains come from the games' own data and action modules, so a new tile or card
 shows up here without an edit. ``python -m envs.describe <game>`` prints a layout.
@@ -39,6 +39,9 @@ from envs.tensors import (
     Tokens,
 )
 
+HIDDEN_STATE: tuple[str, ...] = ("carson_city_zoo", "dziobaki")
+"""Games with hidden state: Carson City Zoo's face-down cards, Dziobaki's commitments."""
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -47,6 +50,12 @@ class GameSpec:
     game_id: str
     layout: Layout
     actions: ActionSpace
+    """Every decision a seat can be offered."""
+    chance: ActionSpace
+    """Every chance outcome (OpenSpiel numbers chance outcomes apart from decisions)."""
+    hidden: bool
+    """Whether a state holds what a seat cannot see beyond the undrawn order (which the
+    engines leave to explicit chance nodes): OpenSpiel's imperfect information."""
     left_out: str
     """The observation fields the layout does not encode, and why."""
 
@@ -130,10 +139,14 @@ def _zooloretto_mini() -> GameSpec:
         ("bonus_take", "tile"): tiles,
         ("bonus_discard", "tile"): tiles,
     }
+    domains[("start_player", "seat")] = range(n)
+    domains[("draw_tile", "tile")] = tiles
+    chance = (zm_actions.RemoveSpecies, zm_actions.StartPlayer, zm_actions.DrawTile)
     return _spec(
         "zooloretto_mini",
         fields,
         decisions,
+        chance,
         domains,
         "you and seat (the rotation carries them); players[].score (scores carries the "
         "total; the breakdown follows from the zoo)",
@@ -186,11 +199,16 @@ def _carson_city_zoo() -> GameSpec:
         Seats("scores", "provisional totals / 10", n, Number(None, "score / 10", 10)),
     ]
     decisions: tuple[type[Action], ...] = (ccz_actions.Place, ccz_actions.Move)
-    domains = {("place", "space"): range(ccz.NUM_SPACES)}
+    domains = {
+        ("place", "space"): range(ccz.NUM_SPACES),
+        ("deal", "card"): ccz.CARD_IDS,
+        ("start_player", "seat"): range(n),
+    }
     return _spec(
         "carson_city_zoo",
         fields,
         decisions,
+        (ccz_actions.Deal, ccz_actions.StartPlayer),
         domains,
         "you; spaces[].space/row/col (the position in the list); the values and mutant "
         "marks of the captured cards and characters (zoo_cards and captured_characters carry "
@@ -241,6 +259,7 @@ def _dziobaki() -> GameSpec:
         "dziobaki",
         fields,
         (dz_actions.Place,),
+        (dz_actions.Reveal,),
         {("place", "space"): range(dz.SPACES), ("place", "rotation"): range(4)},
         "you, viewer; boards[].score (scores carries the total); ranks (empty until the "
         "game is over)",
@@ -297,7 +316,15 @@ def _panorama() -> GameSpec:
         "panorama",
         fields,
         (pn_actions.Fly, pn_actions.Place),
-        {("fly", "space"): spaces},
+        (pn_actions.Reveal, pn_actions.BalloonDrop, pn_actions.GoalDraw),
+        {
+            ("fly", "space"): spaces,
+            ("reveal", "space"): spaces,
+            ("reveal", "tile"): tiles,
+            ("balloon_drop", "space"): spaces,
+            ("balloon_drop", "seat"): range(n),
+            ("goal_draw", "goal"): pn.GOAL_IDS,
+        },
         "you; spaces[].space (the position); players[].colour (the rotation); "
         "players[].points (scores carries the total); the order of players[].panorama",
     )
@@ -307,10 +334,18 @@ def _spec(
     game_id: str,
     fields: list[Field],
     decisions: tuple[type[Action], ...],
+    chance: tuple[type[Action], ...],
     domains: dict[tuple[str, str], typing.Any],
     left_out: str,
 ) -> GameSpec:
-    return GameSpec(game_id, Layout(fields), ActionSpace.from_classes(decisions, domains), left_out)
+    return GameSpec(
+        game_id,
+        Layout(fields),
+        ActionSpace.from_classes(decisions, domains),
+        ActionSpace.from_classes(chance, domains),
+        game_id in HIDDEN_STATE,
+        left_out,
+    )
 
 
 _BUILDERS = {
