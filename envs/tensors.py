@@ -52,24 +52,26 @@ class Context:
 
 
 class Sink:
-    """The vector being built, as ``(index, value)`` entries summed at the end: appending
-    to two lists is cheaper in Python than setting numpy items one by one."""
+    """The vector being built, as lists that become an array once at the end: appending
+    to a list is cheaper in Python than setting numpy items one by one."""
 
-    __slots__ = ("index", "value")
+    __slots__ = ("ones", "spots", "values")
 
     def __init__(self) -> None:
-        self.index: list[int] = []
-        self.value: list[float] = []
-
-    def add(self, index: int, value: float) -> None:
-        self.index.append(index)
-        self.value.append(value)
+        self.ones: list[int] = []
+        """Positions that get 1 added (one-hots, token counts)."""
+        self.spots: list[int] = []
+        """Positions of numbers (each written once), with :attr:`values`."""
+        self.values: list[float] = []
 
     def vector(self, size: int) -> Vector:
-        if not self.index:
-            return np.zeros(size, dtype=np.float32)
-        total = np.bincount(self.index, weights=self.value, minlength=size)
-        return total.astype(np.float32)
+        if self.ones:
+            out = np.bincount(self.ones, minlength=size).astype(np.float32)
+        else:
+            out = np.zeros(size, dtype=np.float32)
+        if self.spots:
+            out[self.spots] = self.values
+        return out
 
 
 class Field:
@@ -103,7 +105,8 @@ class Number(Field):
 
     def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         if value:
-            out.add(at, float(value) / self.scale)
+            out.spots.append(at)
+            out.values.append(float(value) / self.scale)
 
 
 class OneHot(Field):
@@ -121,7 +124,7 @@ class OneHot(Field):
             if value in EMPTY_TOKENS:
                 return
             raise ValueError(f"{self.key}: {value!r} is not in the layout's vocabulary")
-        out.add(at + i, 1.0)
+        out.ones.append(at + i)
 
 
 class Tokens(OneHot):
@@ -136,13 +139,14 @@ class Tokens(OneHot):
         self.item_key = item_key
 
     def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
-        for token in value:
-            if self.item_key is not None:
-                token = token[self.item_key]
-            i = self.index.get(token)
-            if i is None:
-                raise ValueError(f"{self.key}: {token!r} is not in the layout's vocabulary")
-            out.add(at + i, 1.0)
+        if self.item_key is not None:
+            value = [entry[self.item_key] for entry in value]
+        index, ones = self.index, out.ones
+        try:
+            ones.extend([at + index[token] for token in value])
+        except KeyError as exc:
+            token = exc.args[0]
+            raise ValueError(f"{self.key}: {token!r} is not in the layout's vocabulary") from None
 
 
 class Seat(Field):
@@ -155,7 +159,7 @@ class Seat(Field):
 
     def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         if value >= 0:
-            out.add(at + (value - ctx.seat) % ctx.num_players, 1.0)
+            out.ones.append(at + (value - ctx.seat) % ctx.num_players)
 
 
 class Record(Field):
