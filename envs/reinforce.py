@@ -1,6 +1,6 @@
 """A small policy trained by self-play REINFORCE, numpy only (CPU, a few minutes).
 
-``python -m envs.reinforce --game panorama --episodes 20000 --out envs/policies/panorama.npz``
+``python -m envs.reinforce --game panorama --out envs/policies/panorama.npz`` (15000 games)
 trains a linear softmax policy over the game's tensors (:mod:`envs.layouts`): logits
 ``W @ x + b`` with illegal actions masked out. Every seat of each training game plays
 the same policy through the PettingZoo environment; at the end each decision of a seat
@@ -83,7 +83,7 @@ def train(
     num_players: int,
     episodes: int,
     seed: int,
-    lr: float = 0.05,
+    lr: float = 0.005,
     reward: RewardKind = "score",
 ) -> LinearPolicy:
     """Self-play REINFORCE for ``episodes`` games (see the module docstring)."""
@@ -158,9 +158,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="panorama")
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--episodes", type=int, default=20000)
+    parser.add_argument("--episodes", type=int, default=15000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--lr", type=float, default=0.05)
+    parser.add_argument("--lr", type=float, default=0.005)
     parser.add_argument("--reward", choices=("score", "rank"), default="score")
     parser.add_argument("--out", type=Path, default=None, help="where to save the policy")
     parser.add_argument("--load", type=Path, default=None, help="evaluate a saved policy")
