@@ -88,3 +88,12 @@ def test_unknown_games_and_actions_are_named() -> None:
 
     with pytest.raises(ValueError, match="not in the action space"):
         spec("zooloretto_mini").actions.index_of(RemoveSpecies("S1"))
+
+
+def test_describe_prints_every_part_of_the_layout() -> None:
+    from envs.describe import describe, main
+
+    text = describe("panorama")
+    assert text.splitlines()[0].startswith(f"panorama: observation {spec('panorama').layout.size}")
+    assert len(text.splitlines()) == 3 + len(spec("panorama").layout.describe())
+    assert main(["chess"]) == 2
