@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # port carry @pytest.mark.xdist_group (tests/conftest.py), and loadgroup keeps each group
 # on one worker. `make pytest XDIST=-n0` runs serially.
 XDIST ?= -n auto --dist loadgroup
-PYTEST := $(BIN)/python -m pytest $(XDIST) --doctest-modules engine bots arena wire tests
+PYTEST := $(BIN)/python -m pytest $(XDIST) --doctest-modules engine bots arena wire envs tests
 # The edit loop's tier: no Chromium, no Node/Go builds, no Ray/MLflow/server processes,
 # nothing slow (markers registered in pyproject.toml).
 FAST := not browser and not toolchain and not server and not slow

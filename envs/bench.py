@@ -1,0 +1,103 @@
+"""How fast the PettingZoo wrapper plays against the raw engine, and what a tensor costs.
+
+``python -m envs.bench [--games g1,g2] [--players N] [--seconds S]`` prints, per game:
+
+- ``engine``: decisions/s of random playouts on the raw engine (chance sampled, a random
+  legal action applied), with the mover's JSON observation read at each decision, which
+  is what a bot of the platform receives;
+- ``env``: decisions/s of random playouts through :func:`envs.pettingzoo.env` (``last()``
+  then ``step``), which adds the tensor, the mask and PettingZoo's bookkeeping;
+- ``ratio``: env / engine (the goal is at least 0.7);
+- ``encode_us``: microseconds per :meth:`Layout.encode` of one observation (the median of
+  repeated timings over the observations of one playout).
+
+Times are the process's CPU time (``time.process_time``), so that other work on a busy
+machine does not count. Numbers only: it asserts nothing (performance goals live in
+benchmarks, not tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from engine.core import JSON, sample_outcome
+from engine.registry import get_game
+from envs.layouts import SUPPORTED, spec
+from envs.pettingzoo import env
+
+
+def engine_rate(game_id: str, num_players: int, seconds: float) -> float:
+    """Decisions per second of random playouts on the engine, observing each decision."""
+    game = get_game(game_id)
+    rng = random.Random(0)
+    decisions, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        state = game.new_game(num_players, None)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply(sample_outcome(state.chance_outcomes(), rng))
+                continue
+            state.observation(state.current_player)
+            state.apply(rng.choice(state.legal_actions()))
+            decisions += 1
+    return decisions / (time.process_time() - start)
+
+
+def env_rate(game_id: str, num_players: int, seconds: float) -> float:
+    """Decisions per second of random playouts through the PettingZoo environment."""
+    aec = env(game_id, num_players=num_players, seed=0)
+    rng = random.Random(0)
+    decisions, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        aec.reset()
+        for _ in aec.agent_iter():
+            observation, _, terminated, truncated, _ = aec.last()
+            if terminated or truncated:
+                aec.step(None)
+                continue
+            aec.step(int(rng.choice(observation["action_mask"].nonzero()[0])))
+            decisions += 1
+    return decisions / (time.process_time() - start)
+
+
+def encode_micros(game_id: str, num_players: int, repeats: int = 5) -> float:
+    """Median microseconds per encoding of one observation (one playout's observations)."""
+    game, layout = get_game(game_id), spec(game_id).layout
+    rng = random.Random(1)
+    state = game.new_game(num_players, None)
+    observations: list[dict[str, JSON]] = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(sample_outcome(state.chance_outcomes(), rng))
+            continue
+        observations.append(state.observation(state.current_player))
+        state.apply(rng.choice(state.legal_actions()))
+    timings = []
+    for _ in range(repeats):
+        start = time.process_time()
+        for observation in observations:
+            layout.encode(observation, num_players)
+        timings.append((time.process_time() - start) / len(observations))
+    return 1e6 * statistics.median(timings)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default=",".join(SUPPORTED))
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=2.0, help="per game and loop")
+    args = parser.parse_args(argv)
+    print(f"{'game':18} {'engine/s':>10} {'env/s':>10} {'ratio':>6} {'encode_us':>10}")
+    for game_id in args.games.split(","):
+        spec(game_id)  # names an unsupported game before any timing
+        raw = engine_rate(game_id, args.players, args.seconds)
+        wrapped = env_rate(game_id, args.players, args.seconds)
+        micros = encode_micros(game_id, args.players)
+        print(f"{game_id:18} {raw:10.0f} {wrapped:10.0f} {wrapped / raw:6.2f} {micros:10.1f}")
+
+
+if __name__ == "__main__":
+    main()

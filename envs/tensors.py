@@ -1,0 +1,320 @@
+"""Fixed-shape tensors of a game's observations, and a fixed action index space.
+
+Learners (PettingZoo, OpenSpiel, a numpy policy) need every observation as a vector of one
+length and every action as an index into one range, whatever the position. Both are
+derived here from what the engine already declares, never from a state's private fields:
+
+- :class:`Layout` encodes ``state.observation(seat)`` (the JSON a bot receives) field by
+  field into a float32 vector. Because it reads only the seat's observation, a tensor can
+  carry no more than the observation does: two states that differ only in what the seat
+  cannot see encode identically (``tests/envs`` checks it with ``State.resample``).
+  Seat-indexed lists are rotated so that the observing seat comes first and padded to the
+  game's ``max_players``, so one policy serves every seat and player count.
+- :class:`ActionSpace` enumerates every decision the game can ever offer, from its action
+  classes (``engine/<game>/actions.py``) and the value domain of each field, and maps a
+  legal-action list to a mask and an index back to the action.
+
+``Layout.describe()`` lists the layout (offset, width, name, meaning), like OpenSpiel's
+``ObservationTensor`` documentation; :mod:`envs.layouts` holds each game's layout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.core import JSON, Action
+
+Vector = npt.NDArray[np.float32]
+
+_ID_CACHE = 100_000
+"""At most this many actions in an :class:`ActionSpace`'s identity cache."""
+
+EMPTY_TOKENS: tuple[JSON, ...] = ("", None, -1)
+"""Values that mean "nothing here" (no tile held, no occupant): a one-hot of all zeros."""
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every field needs besides its value: whose view it is."""
+
+    seat: int
+    """The observing seat (the observation's ``you``); seat lists start with it."""
+    num_players: int
+    """Seats in this game (seat lists hold this many real entries)."""
+
+
+class Sink:
+    """The vector being built, as lists that become an array once at the end: appending
+    to a list is cheaper in Python than setting numpy items one by one."""
+
+    __slots__ = ("ones", "spots", "values")
+
+    def __init__(self) -> None:
+        self.ones: list[int] = []
+        """Positions that get 1 added (one-hots, token counts)."""
+        self.spots: list[int] = []
+        """Positions of numbers (each written once), with :attr:`values`."""
+        self.values: list[float] = []
+
+    def vector(self, size: int) -> Vector:
+        if self.ones:
+            out = np.bincount(self.ones, minlength=size).astype(np.float32)
+        else:
+            out = np.zeros(size, dtype=np.float32)
+        if self.spots:
+            out[self.spots] = self.values
+        return out
+
+
+class Field:
+    """One part of the vector. ``key`` names the observation field it reads (None: the
+    value handed down by an enclosing :class:`Seats`, :class:`Rows` or :class:`Record`).
+    ``width`` (how many floats it takes) is fixed when the field is built, so the vector's
+    length never depends on a state."""
+
+    key: str | None
+    doc: str
+    width: int
+
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        """Encode ``value`` into the vector's ``[at : at + width]``, as ``out`` entries."""
+        raise NotImplementedError
+
+    def parts(self) -> list[tuple[str, int, str]]:
+        """``(name, width, doc)`` of each named part, in vector order (for ``describe``)."""
+        return [(self.key or "", self.width, self.doc)]
+
+
+def _read(field: Field, container: JSON) -> JSON:
+    return container if field.key is None else container[field.key]
+
+
+class Number(Field):
+    """A number (or a bool as 0/1) divided by ``scale``: one float."""
+
+    def __init__(self, key: str | None, doc: str, scale: float = 1.0) -> None:
+        self.key, self.doc, self.width, self.scale = key, doc, 1, scale
+
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        if value:
+            out.spots.append(at)
+            out.values.append(float(value) / self.scale)
+
+
+class OneHot(Field):
+    """A token among ``vocab``: one float per token, 1 at the token's (all 0 for an
+    :data:`EMPTY_TOKENS` value). A token outside ``vocab`` is a layout bug: ValueError."""
+
+    def __init__(self, key: str | None, doc: str, vocab: Iterable[JSON]) -> None:
+        self.key, self.doc, self.vocab = key, doc, tuple(vocab)
+        self.width = len(self.vocab)
+        self.index = {token: i for i, token in enumerate(self.vocab)}
+
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        i = self.index.get(value)
+        if i is None:
+            if value in EMPTY_TOKENS:
+                return
+            raise ValueError(f"{self.key}: {value!r} is not in the layout's vocabulary")
+        out.ones.append(at + i)
+
+
+class Tokens(OneHot):
+    """A list of tokens among ``vocab`` as counts (a multi-hot for sets): one float per
+    token; the order within the list is not kept. With ``item_key``, the list holds
+    objects and the token is each object's ``item_key`` field."""
+
+    def __init__(
+        self, key: str | None, doc: str, vocab: Iterable[JSON], item_key: str | None = None
+    ) -> None:
+        super().__init__(key, doc, vocab)
+        self.item_key = item_key
+
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        if self.item_key is not None:
+            value = [entry[self.item_key] for entry in value]
+        index, ones = self.index, out.ones
+        try:
+            ones.extend([at + index[token] for token in value])
+        except KeyError as exc:
+            token = exc.args[0]
+            raise ValueError(f"{self.key}: {token!r} is not in the layout's vocabulary") from None
+
+
+class Seat(Field):
+    """A seat number as a one-hot of its position relative to the observer (``seats``
+    floats, the game's largest player count; all 0 for a negative value: chance, nobody,
+    game over)."""
+
+    def __init__(self, key: str | None, doc: str, seats: int) -> None:
+        self.key, self.doc, self.width = key, doc, seats
+
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        if value >= 0:
+            out.ones.append(at + (value - ctx.seat) % ctx.num_players)
+
+
+class Record(Field):
+    """A JSON object: its ``fields`` one after another."""
+
+    def __init__(self, key: str | None, doc: str, fields: Iterable[Field]) -> None:
+        self.key, self.doc, self.fields = key, doc, tuple(fields)
+        self.width = sum(f.width for f in self.fields)
+
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        for f in self.fields:
+            f.write(value if f.key is None else value[f.key], ctx, out, at)
+            at += f.width
+
+    def parts(self) -> list[tuple[str, int, str]]:
+        prefix = f"{self.key}." if self.key else ""
+        return [(prefix + n, w, d) for f in self.fields for n, w, d in f.parts()]
+
+
+class Rows(Field):
+    """A list of at most ``count`` entries, each encoded by ``item``, padded with zeros."""
+
+    def __init__(self, key: str | None, doc: str, count: int, item: Field) -> None:
+        self.key, self.doc, self.count, self.item = key, doc, count, item
+        self.width = count * item.width
+
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        if len(value) > self.count:
+            raise ValueError(f"{self.key} has {len(value)} entries, the layout holds {self.count}")
+        width = self.item.width
+        for i, entry in enumerate(value):
+            self.item.write(entry, ctx, out, at + i * width)
+
+    def parts(self) -> list[tuple[str, int, str]]:
+        return [
+            (f"{self.key}[{i}].{n}".rstrip("."), w, d or self.doc)
+            for i in range(self.count)
+            for n, w, d in self.item.parts()
+        ]
+
+
+class Seats(Rows):
+    """A list indexed by seat, rotated so that the observer comes first (entry 0 is the
+    observer, 1 the next seat clockwise...), padded to ``seats`` entries with zeros."""
+
+    def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
+        width = self.item.width
+        for seat, entry in enumerate(value):
+            rel = (seat - ctx.seat) % ctx.num_players
+            self.item.write(entry, ctx, out, at + rel * width)
+
+    def parts(self) -> list[tuple[str, int, str]]:
+        return [(n.replace("[", "[+", 1), w, d) for n, w, d in super().parts()]
+
+
+class Layout:
+    """A game's observation encoding: ``fields`` of the observation, in vector order."""
+
+    def __init__(self, fields: Sequence[Field]) -> None:
+        self.fields = tuple(fields)
+        self.size = sum(f.width for f in self.fields)
+        """The vector's length (the same for every state, seat and player count)."""
+
+    def encode(self, observation: Mapping[str, JSON], num_players: int) -> Vector:
+        """``observation`` (a seat's, with ``you``) as a float32 vector of :attr:`size`."""
+        out = Sink()
+        ctx = Context(int(observation["you"]), num_players)
+        at = 0
+        for f in self.fields:
+            f.write(_read(f, observation), ctx, out, at)
+            at += f.width
+        return out.vector(self.size)
+
+    def describe(self) -> list[tuple[int, int, str, str]]:
+        """``(offset, width, name, meaning)`` of every part of the vector."""
+        rows = []
+        at = 0
+        for f in self.fields:
+            for name, width, doc in f.parts():
+                rows.append((at, width, name, doc))
+                at += width
+        return rows
+
+
+# ---------------------------------------------------------------------------
+# Actions
+# ---------------------------------------------------------------------------
+
+
+class ActionSpace:
+    """Every decision a game can offer, each with a fixed index (``0..size-1``).
+
+    Built by :meth:`from_classes`: the cartesian product of each decision class's field
+    domains, in class order then field order, so indices only move when the action
+    classes or the components do (a ``Game.version`` change).
+    """
+
+    def __init__(self, actions: Iterable[Action]) -> None:
+        self.actions: tuple[Action, ...] = tuple(actions)
+        self.index: dict[Action, int] = {a: i for i, a in enumerate(self.actions)}
+        if len(self.index) != len(self.actions):
+            raise ValueError("an action space lists an action twice")
+        self.size = len(self.actions)
+        self._by_id: dict[int, tuple[Action, int]] = {}
+
+    @classmethod
+    def from_classes(
+        cls,
+        classes: Sequence[type[Action]],
+        domains: Mapping[tuple[str, str], Sequence[Any]],
+    ) -> ActionSpace:
+        """Enumerate ``classes``; a field typed ``Literal[...]`` or ``bool`` takes its
+        values from the type, any other from ``domains[(KIND, field name)]`` (the JSON
+        name: ``from`` for ``from_``)."""
+        actions: list[Action] = []
+        for action_cls in classes:
+            hints = typing.get_type_hints(action_cls)
+            values: list[Sequence[Any]] = []
+            for f in dataclasses.fields(action_cls):
+                hint = hints[f.name]
+                name = f.name.rstrip("_")
+                if (action_cls.KIND, name) in domains:
+                    values.append(domains[(action_cls.KIND, name)])
+                elif typing.get_origin(hint) is typing.Literal:
+                    values.append(typing.get_args(hint))
+                elif hint is bool:
+                    values.append((False, True))
+                else:
+                    raise ValueError(f"no domain for {action_cls.KIND}.{name} ({hint})")
+            actions.extend(action_cls(*combo) for combo in itertools.product(*values))
+        return cls(actions)
+
+    def index_of(self, action: Action) -> int:
+        """The index of ``action``; ValueError (naming it) if the space lacks it."""
+        try:
+            return self.index[action]
+        except KeyError:
+            raise ValueError(f"{action} is not in the action space") from None
+
+    def mask(self, legal: Iterable[Action]) -> npt.NDArray[np.int8]:
+        """1 at the index of every action in ``legal``, 0 elsewhere."""
+        out = np.zeros(self.size, dtype=np.int8)
+        out[[self.fast_index(a) for a in legal]] = 1
+        return out
+
+    def fast_index(self, action: Action) -> int:
+        """:meth:`index_of` for the engines' interned actions, by identity: hashing a
+        dataclass costs a tuple of its fields at every call, and the legal-action lists hand
+        out the same objects again and again. The cache holds each object it has seen, so
+        an ``id`` is never reused while it is cached; it starts over when full."""
+        hit = self._by_id.get(id(action))
+        if hit is not None and hit[0] is action:
+            return hit[1]
+        i = self.index_of(action)
+        if len(self._by_id) >= _ID_CACHE:
+            self._by_id.clear()
+        self._by_id[id(action)] = (action, i)
+        return i
