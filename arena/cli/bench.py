@@ -15,6 +15,10 @@ import typer
 from arena.cli.common import user_errors
 from arena.errors import UserError
 
+REPEATS = Annotated[int, typer.Option("--repeats", help="Least measurements per figure (median).")]
+MAX_REPEATS = Annotated[
+    int, typer.Option("--max-repeats", help="Most measurements while the figure moves.")
+]
 COMPARE = typer.Option(
     "--compare", help="An earlier run's --json output: print the change of every figure."
 )
@@ -32,12 +36,8 @@ def _check_repeats(repeats: int, max_repeats: int) -> None:
 def bench_engine_cmd(
     game: Annotated[str | None, typer.Option("--game", help="Only this game.")] = None,
     seconds: Annotated[float, typer.Option("--seconds", help="Time per measurement.")] = 0.3,
-    repeats: Annotated[
-        int, typer.Option("--repeats", help="Least measurements per figure (median).")
-    ] = 3,
-    max_repeats: Annotated[
-        int, typer.Option("--max-repeats", help="Most measurements while the figure moves.")
-    ] = 9,
+    repeats: REPEATS = 3,
+    max_repeats: MAX_REPEATS = 9,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
@@ -137,12 +137,8 @@ def bench_search_cmd(
     game: Annotated[str | None, typer.Option("--game", help="Only this game.")] = None,
     players: Annotated[int, typer.Option("--players", help="Seats (capped per game).")] = 3,
     iterations: Annotated[int, typer.Option("--iterations", help="ISMCTS iterations.")] = 300,
-    repeats: Annotated[
-        int, typer.Option("--repeats", help="Least measurements per figure (median).")
-    ] = 3,
-    max_repeats: Annotated[
-        int, typer.Option("--max-repeats", help="Most measurements while the figure moves.")
-    ] = 9,
+    repeats: REPEATS = 3,
+    max_repeats: MAX_REPEATS = 9,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
