@@ -32,6 +32,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.match.lifetime import die_with_parent
@@ -59,6 +60,21 @@ STDERR_TAIL = 4096
 
 EXIT_GRACE_S = 2.0
 """How long a program may take to exit by itself after GameOver before it is killed."""
+
+
+SAMPLE_S = 0.02
+"""How often a running program's peak memory is read from ``/proc``."""
+
+
+def _vm_hwm_kb(pid: int) -> int:
+    """``VmHWM`` of process ``pid`` in KiB (0 once it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 class BotProcess:
@@ -107,8 +123,23 @@ class BotProcess:
             raise BotStartError(f"{spec!r}: cannot start {argv[0]!r}: {exc.strerror}") from None
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
+        self._peak_kb = 0
+        """The largest resident high-water mark seen in ``/proc`` (:meth:`_sample`)."""
         self._reaper = threading.Thread(target=self._reap, daemon=True)
         self._reaper.start()
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        """Peak memory, read from ``/proc`` every :data:`SAMPLE_S` while the program
+        runs: ``VmHWM`` is each process's own high-water mark since its ``exec``, where
+        ``wait4``'s ``ru_maxrss`` also counts the arena's image that the child was forked
+        from (hundreds of MB in a busy worker)."""
+        while not self.exited.wait(SAMPLE_S):
+            if self.launch is not None:
+                peak = usage_of(self.launch.uid)[1]
+            else:
+                peak = _vm_hwm_kb(self.proc.pid)
+            self._peak_kb = max(self._peak_kb, peak)
 
     def _reap(self) -> None:
         try:
@@ -119,7 +150,7 @@ class BotProcess:
         if rusage is not None:
             cpu_ms = (rusage.ru_utime + rusage.ru_stime) * 1000
             cpu_before, peak_before = self._usage_before_kill
-            self.usage = (max(cpu_ms, cpu_before), max(int(rusage.ru_maxrss), peak_before))
+            self.usage = (max(cpu_ms, cpu_before), max(self._peak_kb, peak_before))
         self.proc.returncode = code
         self.returncode = code
         if self.launch is not None:

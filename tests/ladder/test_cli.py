@@ -329,4 +329,4 @@ def test_bench_ladder_reports_its_figures() -> None:
     assert [p["players"] for p in report["placement"]] == [2, 3, 4]
     text = arena("bench", "ladder", "--no-throughput").stdout
     assert "per decision" in text and "commit per result (sqlite" in text
-    assert os.path.exists(REPO / "arena" / "ladder" / "bench.py")
+    assert os.path.exists(REPO / "arena" / "bench" / "ladder.py")
