@@ -98,5 +98,5 @@ CLUSTER_DIR ?= .cluster
 cluster-up: $(STAMP) ## Start the local stack: 2-node Ray, MLflow on PostgreSQL (then: source .cluster/env)
 	$(BIN)/python -m deploy.cluster up --dir $(CLUSTER_DIR)
 
-cluster-down: $(STAMP) ## Stop what cluster-up started (by process id; never `ray stop`)
+cluster-down: $(STAMP) ## Stop what cluster-up started (by process id, never with Ray's machine-wide stop command)
 	$(BIN)/python -m deploy.cluster down --dir $(CLUSTER_DIR)

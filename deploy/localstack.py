@@ -2,7 +2,7 @@
 one machine, as real processes (no containers), for ``make cluster-up`` and the tests.
 
 Every service is a child process started here and stopped by a signal to its own PID
-(or process group): never ``ray stop``, which kills every Ray process on the machine,
+(or process group): never Ray's own stop command, which kills every Ray process on the machine,
 other people's too. The services listen on loopback addresses only:
 
 - Ray's head on 127.0.0.3 and a second node on 127.0.0.2 (``ray start --block``; Ray
