@@ -4,7 +4,8 @@
 server on it (artifacts proxied), and a two-node Ray cluster with token authentication
 (``deploy.localstack``), leaves them running, and writes ``<dir>/env`` (the variables a
 shell needs: ``source .cluster/env``) and ``<dir>/state.json`` (their process ids).
-``down`` stops each of those processes by a signal to its own id (never Ray's machine-wide stop command)
+``down`` stops each of those processes by a signal to its own id (never Ray's
+machine-wide stop command)
 and removes the folders they used. ``status`` says which are running.
 """
 
