@@ -28,25 +28,15 @@ from engine.dziobaki.actions import Place
 from engine.dziobaki.data import (
     CELL_QUADRANT,
     CELL_SPACE,
-    CROSS_QUADRANTS,
     ORIENTED_ANIMALS,
     ORIENTED_ARMS,
     PRINTED_CELLS,
-    QUADRANT_GROUPS,
-    SPACES,
 )
-from engine.dziobaki.scoring import score_board
+from engine.dziobaki.scoring import QUADRANT_NODES, join_meadows, score_board
 from engine.dziobaki.state import DziobakiState
 
 OPEN_WEIGHT = 0.85
 CONFLICT_WEIGHT = 0.5
-
-_NODES = tuple(
-    tuple(tuple(4 * s + g for g in QUADRANT_GROUPS[arms]) for arms in range(16))
-    for s in range(SPACES)
-)
-"""``_NODES[space][arms]``: the union-find node of each quadrant of a tile with arm mask
-``arms`` (as in :mod:`engine.dziobaki.scoring`, whose meadows this module re-finds)."""
 
 
 def evaluate_board(codes: Sequence[int], side: str) -> float:
@@ -58,27 +48,9 @@ def evaluate_board(codes: Sequence[int], side: str) -> float:
     in the same order as ``meadow_ids`` + ``animal_counts`` would, so the float sums, and
     therefore the bots' choices, are bit for bit the same.
     """
-    local = [_NODES[s][ORIENTED_ARMS[c]] if c >= 0 else None for s, c in enumerate(codes)]
-    parent = list(range(4 * SPACES))
+    local = [QUADRANT_NODES[s][ORIENTED_ARMS[c]] if c >= 0 else None for s, c in enumerate(codes)]
     edges: list[tuple[int, int]] = []  # (group node, empty space it touches), in order
-    for sa, qa, sb, qb in CROSS_QUADRANTS:
-        la = local[sa]
-        lb = local[sb]
-        if la is None:
-            if lb is not None:
-                edges.append((lb[qb], sa))
-            continue
-        if lb is None:
-            edges.append((la[qa], sb))
-            continue
-        a = la[qa]
-        while parent[a] != a:
-            a = parent[a]
-        b = lb[qb]
-        while parent[b] != b:
-            b = parent[b]
-        if a != b:
-            parent[b] = a
+    parent = join_meadows(local, edges)
 
     def find(n: int) -> int:
         while parent[n] != n:

@@ -40,11 +40,41 @@ BREAKDOWN_KEYS = (
 SpaceMeadows = tuple[int, int, int, int] | None
 """The meadow ids of the four quadrants (NW, NE, SE, SW) of a space; None: in no meadow."""
 
-_NODES = tuple(
+QUADRANT_NODES = tuple(
     tuple(tuple(4 * s + g for g in QUADRANT_GROUPS[arms]) for arms in range(16))
     for s in range(SPACES)
 )
-"""``_NODES[space][arms]``: the group node of each quadrant of a tile with arm mask ``arms``."""
+"""``QUADRANT_NODES[space][arms]``: the union-find node of each quadrant of a tile with arm
+mask ``arms`` (quadrants a tile's rivers do not separate share a node)."""
+
+
+def join_meadows(
+    local: Sequence[tuple[int, ...] | None], edges: list[tuple[int, int]] | None = None
+) -> list[int]:
+    """The union-find parents of the meadows of ``local`` (each space's quadrant nodes,
+    None for an empty space): neighbouring quadrants across a space edge are joined.
+    ``edges``, when given, collects ``(node, empty space)`` for every quadrant that faces
+    an empty space, in board order (what a heuristic needs to see open meadows)."""
+    parent = list(range(4 * SPACES))
+    for sa, qa, sb, qb in CROSS_QUADRANTS:
+        la = local[sa]
+        lb = local[sb]
+        if la is None or lb is None:
+            if edges is not None:
+                if la is None and lb is not None:
+                    edges.append((lb[qb], sa))
+                elif lb is None and la is not None:
+                    edges.append((la[qa], sb))
+            continue
+        a = la[qa]
+        while parent[a] != a:
+            a = parent[a]
+        b = lb[qb]
+        while parent[b] != b:
+            b = parent[b]
+        if a != b:
+            parent[b] = a
+    return parent
 
 
 @dataclass(frozen=True)
@@ -75,25 +105,12 @@ def meadow_ids(board: Sequence[int], open_ground: bool = True) -> list[SpaceMead
     for s in range(SPACES):
         code = board[s]
         if code >= 0:
-            local.append(_NODES[s][ORIENTED_ARMS[code]])
+            local.append(QUADRANT_NODES[s][ORIENTED_ARMS[code]])
         elif open_ground:
-            local.append(_NODES[s][0])
+            local.append(QUADRANT_NODES[s][0])
         else:
             local.append(None)
-    parent = list(range(4 * SPACES))
-    for sa, qa, sb, qb in CROSS_QUADRANTS:
-        la = local[sa]
-        lb = local[sb]
-        if la is None or lb is None:
-            continue
-        a = la[qa]
-        while parent[a] != a:
-            a = parent[a]
-        b = lb[qb]
-        while parent[b] != b:
-            b = parent[b]
-        if a != b:
-            parent[b] = a
+    parent = join_meadows(local)
     out: list[SpaceMeadows] = []
     for nodes in local:
         if nodes is None:
