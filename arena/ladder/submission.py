@@ -241,17 +241,7 @@ def pack(
     folder.mkdir(parents=True, exist_ok=True)
     target = archive_path(folder, sha)
     if not target.exists():
-        fd, tmp = tempfile.mkstemp(prefix=f".{sha[:12]}-", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as raw:
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-                    gz.write(data)
-                raw.flush()
-                os.fsync(raw.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_archive(target, gzip.compress(data, mtime=0))
     files = tuple(e.name for e in entries if e.kind != "dir")
     executables = frozenset(e.name for e in entries if e.executable)
     return Packed(
@@ -280,9 +270,16 @@ def store_archive(sha256: str, compressed: bytes, archives: str | Path) -> Path:
         raise SubmissionError(
             f"archive {sha256[:12]} arrived corrupt: its content hashes to {actual[:12]}"
         )
-    folder = Path(archives)
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{sha256[:12]}-", suffix=".tmp", dir=folder)
+    Path(archives).mkdir(parents=True, exist_ok=True)
+    _write_archive(target, compressed)
+    return target
+
+
+def _write_archive(target: Path, compressed: bytes) -> None:
+    """``target`` written atomically and durably (a uniquely named temporary file in the
+    same folder, fsynced, then renamed): racing writers of one archive leave one whole
+    file, never a torn one."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:12]}-", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as raw:
             raw.write(compressed)
@@ -292,7 +289,6 @@ def store_archive(sha256: str, compressed: bytes, archives: str | Path) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return target
 
 
 def unpack(
