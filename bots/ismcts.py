@@ -66,9 +66,23 @@ DEFAULT_ITERATIONS = 400
 class Node:
     """A tree node: the edge ``action`` taken by ``player`` from ``parent`` leads here."""
 
-    __slots__ = ("action", "avails", "children", "parent", "player", "prior", "reward", "visits")
+    __slots__ = (
+        "action",
+        "avails",
+        "bias",
+        "children",
+        "parent",
+        "player",
+        "prior",
+        "ranked",
+        "ranked_for",
+        "reward",
+        "visits",
+    )
 
-    def __init__(self, parent: Node | None, action: Action | None, player: int) -> None:
+    def __init__(
+        self, parent: Node | None, action: Action | None, player: int, bias: float = 0.0
+    ) -> None:
         self.parent = parent
         self.action = action
         self.player = player
@@ -76,8 +90,18 @@ class Node:
         self.visits = 0
         self.avails = 1
         self.reward = 0.0
+        self.bias = bias
+        """Progressive-bias weight of this root child (0 below the root), looked up once
+        when the child is made instead of once per visit."""
         self.prior: dict[Action, float] | None = None
         """Prior score of the actions seen at this decision node (None: not ranked)."""
+        self.ranked: list[Action] | None = None
+        """``ranked_for`` sorted by prior, best first (the last ranking made here)."""
+        self.ranked_for: list[Action] | None = None
+        """The legal actions ``ranked`` was made for. Most determinizations offer the same
+        actions at a node (engines intern their action objects, so comparing the lists is
+        mostly identity checks), and reusing the ranking then saves hashing every legal
+        action twice per visit, the largest cost of a wide node (100 placements)."""
 
 
 class IsmctsBot:
@@ -197,24 +221,28 @@ class IsmctsBot:
                 continue
             children = node.children
             candidates = self._candidates(node, state, legal, h, rng)
-            untried = [a for a in candidates if a not in children]
-            if untried:
+            # one dict lookup per candidate: the untried ones are those without a child
+            kids = [children.get(a) for a in candidates]
+            if None in kids:
                 # ranked candidates: expand the best-ranked untried one; else at random
-                action = (
-                    untried[0] if node.prior is not None else untried[rng.randrange(len(untried))]
-                )
-                node = children[action] = Node(node, action, player)
+                if node.prior is not None:
+                    action = candidates[kids.index(None)]
+                else:
+                    untried = [a for a, ch in zip(candidates, kids, strict=True) if ch is None]
+                    action = untried[rng.randrange(len(untried))]
+                bias = self._root_bias.get(action, 0.0) if node is root else 0.0
+                node = children[action] = Node(node, action, player, bias)
                 state.apply(action)
                 break
             best: Node | None = None
             best_ucb = -math.inf
-            bias = self._root_bias if node is root else None
-            for a in candidates:
-                ch = children[a]
+            at_root = node is root and bool(self._root_bias)
+            for ch in kids:
+                assert ch is not None
                 ch.avails += 1
                 ucb = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avails) / ch.visits)
-                if bias:
-                    ucb += bias.get(a, 0.0) / (ch.visits + 1)
+                if at_root:
+                    ucb += ch.bias / (ch.visits + 1)
                 if ucb > best_ucb:
                     best_ucb, best = ucb, ch
             assert best is not None and best.action is not None
@@ -251,15 +279,17 @@ class IsmctsBot:
                 prior = node.prior = dict(zip(legal, scores, strict=True))
             else:
                 return legal
-        missing = [a for a in legal if a not in prior]
-        if missing:
-            scores = h.prior(state, missing, rng)
-            for a, v in zip(missing, scores or [0.0] * len(missing), strict=True):
-                prior[a] = v
+        if node.ranked is None or node.ranked_for != legal:
+            missing = [a for a in legal if a not in prior]
+            if missing:
+                scores = h.prior(state, missing, rng)
+                for a, v in zip(missing, scores or [0.0] * len(missing), strict=True):
+                    prior[a] = v
+            node.ranked = sorted(legal, key=lambda a: -prior[a])
+            node.ranked_for = legal
+        ranked = node.ranked
         k = 2 + int(self.widen * math.sqrt(node.visits))
-        if k >= len(legal):
-            return sorted(legal, key=lambda a: -prior[a])
-        return sorted(legal, key=lambda a: -prior[a])[:k]
+        return ranked if k >= len(ranked) else ranked[:k]
 
     def _rollout(
         self, state: State, h: Heuristic, rng: random.Random, deadline: float
