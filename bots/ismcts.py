@@ -271,21 +271,29 @@ class IsmctsBot:
         if self.widen <= 0 or len(legal) <= 2:
             return legal
         prior = node.prior
+        values: list[float] | None = None
         if prior is None:
-            if node.parent is not None:
-                scores = h.prior(state, legal, rng)
-                if scores is None:
-                    return legal
-                prior = node.prior = dict(zip(legal, scores, strict=True))
-            else:
+            if node.parent is None:
                 return legal
-        if node.ranked is None or node.ranked_for != legal:
-            missing = [a for a in legal if a not in prior]
-            if missing:
-                scores = h.prior(state, missing, rng)
-                for a, v in zip(missing, scores or [0.0] * len(missing), strict=True):
-                    prior[a] = v
-            node.ranked = sorted(legal, key=lambda a: -prior[a])
+            values = h.prior(state, legal, rng)
+            if values is None:
+                return legal
+            prior = node.prior = dict(zip(legal, values, strict=True))
+        elif node.ranked is not None and node.ranked_for == legal:
+            values = None  # the same actions as last time: the same ranking
+        else:
+            # one lookup per action; the ones not seen at this node yet get the prior's score
+            known = [prior.get(a) for a in legal]
+            gaps = [i for i, v in enumerate(known) if v is None]
+            if gaps:
+                scores = h.prior(state, [legal[i] for i in gaps], rng)
+                for i, v in zip(gaps, scores or [0.0] * len(gaps), strict=True):
+                    prior[legal[i]] = known[i] = v
+            values = [v for v in known if v is not None]
+        if values is not None:
+            # best first; a stable sort keeps ties in the legal order
+            order = sorted(range(len(legal)), key=[-v for v in values].__getitem__)
+            node.ranked = [legal[i] for i in order]
             node.ranked_for = legal
         ranked = node.ranked
         k = 2 + int(self.widen * math.sqrt(node.visits))
