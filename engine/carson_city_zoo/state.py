@@ -448,6 +448,11 @@ class CarsonCityZooState(State):
         if len(self.history) >= dealt and all(isinstance(a, Deal) for a in self.history[:dealt]):
             other.history = [DEAL_ACTIONS[c] for c in new_deal] + self.history[dealt:]
         other._fields_changed()
+        # Only card ids changed: which spaces hold a card, the characters and the turn did
+        # not, so the legal actions are the same (search bots resample once per iteration).
+        if self._legal is None and self.phase == PLAY:
+            self._legal = self._legal_actions()  # a cache, as ``is_legal`` fills it
+        other._legal = self._legal
         return other
 
     # -- observation -------------------------------------------------------------
