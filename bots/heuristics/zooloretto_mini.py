@@ -1,6 +1,7 @@
 """Zooloretto Mini: value trucks by the enclosure points they add minus barn penalties.
 
-The estimate of a seat's final score, read from the public observation:
+The estimate of a seat's final score, read from the state's public fields (no
+observation is built; everything but the undrawn tiles' order is public):
 
 * its current score (enclosures 1/2/3/4/8/12 by animals, 2 per landscape kind, -2 per
   kind in the barn);
@@ -22,7 +23,7 @@ ISMCTS (take a good truck, load where it helps, place where it adds most).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from bots.heuristics.base import Heuristic
@@ -40,12 +41,16 @@ from engine.zooloretto_mini.data import (
     DESTINATIONS,
     ENCLOSURE_POINTS,
     ENCLOSURE_SIZE,
+    OVER,
+    PLACE,
     SPECIES,
     TRUCK_IDS,
     animal_tiles,
 )
 from engine.zooloretto_mini.state import ZoolorettoMiniState
 
+TRUCK_INDEX = {t: k for k, t in enumerate(TRUCK_IDS)}
+"""Truck id -> index into the state's truck lists."""
 ADULT_TILES = {s: len(animal_tiles(s)) for s in SPECIES}
 """Adult animal tiles per species (11: the engine's tile set)."""
 BONUS_VALUE = 1.5
@@ -58,13 +63,23 @@ class Enclosure:
 
     __slots__ = ("animals", "females", "kinds", "males", "species", "tiles")
 
-    def __init__(self, species: str, tiles: Sequence[str], paired: Sequence[str]) -> None:
+    def __init__(self, species: str, tiles: Sequence[str], paired: Collection[str]) -> None:
+        """``paired``: the paired tiles (those of this enclosure, or any superset)."""
         self.species = species
         self.tiles = len(tiles)
-        self.animals = sum(1 for t in tiles if not t.startswith("L"))
-        self.kinds = {t[1] for t in tiles if t.startswith("L")}
-        self.males = sum(1 for t in tiles if len(t) > 2 and t[2] == "M" and t not in paired)
-        self.females = sum(1 for t in tiles if len(t) > 2 and t[2] == "F" and t not in paired)
+        animals = males = females = 0
+        kinds: set[str] = set()
+        for t in tiles:  # one pass: a rollout builds a zoo model every step
+            if t.startswith("L"):
+                kinds.add(t[1])
+            else:
+                animals += 1
+            if len(t) > 2 and t not in paired:
+                if t[2] == "M":
+                    males += 1
+                elif t[2] == "F":
+                    females += 1
+        self.animals, self.kinds, self.males, self.females = animals, kinds, males, females
 
     def copy(self) -> Enclosure:
         other = object.__new__(Enclosure)
@@ -95,14 +110,8 @@ class Zoo:
     @classmethod
     def from_state(cls, state: ZoolorettoMiniState, seat: int) -> Zoo:
         """The same as :meth:`from_obs` of the seat's entry, read from the state."""
-        encs = [
-            Enclosure(
-                state.enclosure_species[i],
-                state.enclosures[i],
-                [t for t in state.enclosures[i] if t in state.paired],
-            )
-            for i in range(3 * seat, 3 * seat + 3)
-        ]
+        species, enclosures, paired = state.enclosure_species, state.enclosures, state.paired
+        encs = [Enclosure(species[i], enclosures[i], paired) for i in range(3 * seat, 3 * seat + 3)]
         return cls(encs, {kind_of(t) for t in state.barns[seat]})
 
     def copy(self) -> Zoo:
@@ -179,13 +188,20 @@ class Zoo:
 
     def truck_gain(self, tiles: Sequence[str]) -> float:
         """Points gained by placing ``tiles`` greedily, bonus actions included."""
+        return self.truck_gains(tiles, "")[0]
+
+    def truck_gains(self, tiles: Sequence[str], extra: str) -> tuple[float, float]:
+        """``truck_gain(tiles)`` and ``truck_gain([*tiles, extra])`` in one simulation
+        (the second is the first when ``extra`` is ""): what loading ``extra`` adds."""
         trial = self.copy()
         gain = 0.0
         for tile in tiles:
             dest, g = trial.best_place(tile)
             trial.place(tile, dest)
             gain += g
-        return gain
+        if not extra:
+            return gain, gain
+        return gain, gain + trial.best_place(extra)[1]
 
 
 def kind_of(tile: str) -> str:
@@ -193,19 +209,19 @@ def kind_of(tile: str) -> str:
     return tile[1] if tile.startswith("L") else tile[:2]
 
 
-def unseen_by_species(obs: Mapping[str, Any]) -> dict[str, int]:
+def unseen_by_species(state: ZoolorettoMiniState) -> dict[str, int]:
     """Undrawn adult animal tiles per species in play (public: pool minus everything seen)."""
-    removed = set(obs["removed_species"])
+    removed = set(state.removed_species)
     left = {s: n for s, n in ADULT_TILES.items() if s not in removed}
-    seen: list[str] = list(obs["out_of_play"])
-    if obs["drawn_tile"]:
-        seen.append(obs["drawn_tile"])
-    for truck in obs["trucks"]:
-        seen.extend(truck["tiles"])
-    for p in obs["players"]:
-        seen.extend(p["barn"])
-        for e in p["enclosures"]:
-            seen.extend(e["tiles"])
+    seen: list[str] = list(state.out_of_play)
+    if state.drawn_tile:
+        seen.append(state.drawn_tile)
+    for tiles in state.trucks:
+        seen.extend(tiles)
+    for barn in state.barns:
+        seen.extend(barn)
+    for tiles in state.enclosures:
+        seen.extend(tiles)
     for t in seen:
         if not t.startswith("L") and len(t) > 2 and t[2] != "K" and t[:2] in left:
             left[t[:2]] -= 1
@@ -241,32 +257,33 @@ class ZoolorettoHeuristic(Heuristic):
     potential_weight = POTENTIAL_WEIGHT
 
     def estimate(self, state: State) -> list[float]:
-        obs = state.observation(None)
-        n = state.num_players
-        players = obs["players"]
-        zoos = [Zoo.from_obs(p) for p in players]
-        unseen = unseen_by_species(obs)
-        slots = sum(t["capacity"] for t in obs["trucks"])
-        undrawn = obs["bag_count"] + obs["end_count"]
-        to_come = obs["bag_count"] + (slots if not obs["last_round"] else slots // 2)
+        st = _zooloretto(state)
+        n = st.num_players
+        zoos = [Zoo.from_state(st, s) for s in range(n)]
+        unseen = unseen_by_species(st)
+        slots = sum(st.capacities)
+        undrawn = st.bag_count + st.end_count
+        to_come = st.bag_count + (slots if not st.last_round else slots // 2)
         share = min(1.0, to_come / undrawn) / n if undrawn else 0.0
-        phase = obs["phase"]
-        available = [t["tiles"] for t in obs["trucks"] if t["taken_by"] < 0 and t["tiles"]]
+        phase = st.phase
+        current = st.current_player
+        available = [t for k, t in enumerate(st.trucks) if st.taken_by[k] < 0 and t]
+        totals = st.scores()
         out = []
-        for s, p in enumerate(players):
+        for s in range(n):
             zoo = zoos[s]
-            est = float(p["score"]["total"])
-            if phase == "game_over":
+            est = float(totals[s])
+            if phase == OVER:
                 out.append(est)
                 continue
-            if phase == "place" and obs["current_player"] == s and p["truck"]:
-                truck = next(t for t in obs["trucks"] if t["id"] == p["truck"])
+            taken = st.taken_truck[s]
+            if phase == PLACE and current == s and taken >= 0:
                 zoo = zoo.copy()
-                for tile in truck["tiles"]:
+                for tile in st.trucks[taken]:
                     dest, g = zoo.best_place(tile)
                     zoo.place(tile, dest)
                     est += g
-            elif p["active"] and available:
+            elif taken < 0 and available:
                 est += self.option_weight * max(0.0, max(zoo.truck_gain(t) for t in available))
             est += self.potential_weight * potential(zoo, unseen, share)
             out.append(est)
@@ -275,11 +292,10 @@ class ZoolorettoHeuristic(Heuristic):
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
         # read from the state's public fields: an observation per rollout step cost more
         # than the choice itself
-        if not isinstance(state, ZoolorettoMiniState):
-            raise TypeError(f"the Zooloretto Mini heuristic needs its state, got {type(state)!r}")
+        state = _zooloretto(state)
         seat = state.current_player
         zoo = Zoo.from_state(state, seat)
-        trucks = {TRUCK_IDS[k]: k for k in range(len(state.capacities))}
+        trucks = TRUCK_INDEX
         match legal[0]:
             case Draw() | TakeTruck():
                 best: Action | None = None
@@ -305,8 +321,10 @@ class ZoolorettoHeuristic(Heuristic):
                 for a in legal:
                     match a:
                         case Load(truck=truck_id):
-                            on_truck = state.trucks[trucks[truck_id]]
-                            gain = zoo.truck_gain([*on_truck, tile]) - zoo.truck_gain(on_truck)
+                            without, with_tile = zoo.truck_gains(
+                                state.trucks[trucks[truck_id]], tile
+                            )
+                            gain = with_tile - without
                             scored.append((gain, rng.random(), a))
                 return max(scored, key=lambda x: (x[0], x[1]))[2]
             case Place():
@@ -336,6 +354,13 @@ class ZoolorettoHeuristic(Heuristic):
                         best_a, best_v = a, v
                 return best_a
         return legal[rng.randrange(len(legal))]
+
+
+def _zooloretto(state: State) -> ZoolorettoMiniState:
+    """``state`` as a Zooloretto Mini state: the heuristic reads its public fields."""
+    if not isinstance(state, ZoolorettoMiniState):
+        raise TypeError(f"the Zooloretto Mini heuristic needs its state, got {type(state)!r}")
+    return state
 
 
 HEURISTIC = ZoolorettoHeuristic()

@@ -178,6 +178,14 @@ class ZoolorettoMiniState(State):
         q = 1.0 / self.num_players
         return [(start_player_outcome(s), q) for s in range(self.num_players)]
 
+    def is_legal(self, action: Action) -> bool:
+        # Same answer as the base class; a draw outcome is looked up among the undrawn
+        # tiles instead of building every outcome and comparing it with each (the search
+        # bots apply a draw every few steps).
+        if self.phase == DRAW:
+            return type(action) is DrawTile and action.tile in self.undrawn
+        return State.is_legal(self, action)
+
     def _can_draw(self) -> bool:
         if self.bag_count + self.end_count <= 0:
             return False

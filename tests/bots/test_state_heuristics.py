@@ -441,3 +441,65 @@ def test_zooloretto_rollout_equals_the_observation_based_one(players: int) -> No
                 assert got == want
                 checked += 1
     assert checked > 50
+
+
+def zooloretto_unseen_from_observation(obs: Any) -> dict[str, int]:
+    removed = set(obs["removed_species"])
+    left = {s: n for s, n in zoo_mod.ADULT_TILES.items() if s not in removed}
+    seen: list[str] = list(obs["out_of_play"])
+    if obs["drawn_tile"]:
+        seen.append(obs["drawn_tile"])
+    for truck in obs["trucks"]:
+        seen.extend(truck["tiles"])
+    for p in obs["players"]:
+        seen.extend(p["barn"])
+        for e in p["enclosures"]:
+            seen.extend(e["tiles"])
+    for t in seen:
+        if not t.startswith("L") and len(t) > 2 and t[2] != "K" and t[:2] in left:
+            left[t[:2]] -= 1
+    return left
+
+
+def zooloretto_estimate_from_observation(state: State) -> list[float]:
+    """Zooloretto Mini's estimate as it was: from the spectator observation."""
+    h = zoo_mod.HEURISTIC
+    obs: Any = state.observation(None)
+    n = state.num_players
+    players = obs["players"]
+    zoos = [zoo_mod.Zoo.from_obs(p) for p in players]
+    unseen = zooloretto_unseen_from_observation(obs)
+    slots = sum(t["capacity"] for t in obs["trucks"])
+    undrawn = obs["bag_count"] + obs["end_count"]
+    to_come = obs["bag_count"] + (slots if not obs["last_round"] else slots // 2)
+    share = min(1.0, to_come / undrawn) / n if undrawn else 0.0
+    available = [t["tiles"] for t in obs["trucks"] if t["taken_by"] < 0 and t["tiles"]]
+    out = []
+    for s, p in enumerate(players):
+        zoo = zoos[s]
+        est = float(p["score"]["total"])
+        if obs["phase"] == "game_over":
+            out.append(est)
+            continue
+        if obs["phase"] == "place" and obs["current_player"] == s and p["truck"]:
+            truck = next(t for t in obs["trucks"] if t["id"] == p["truck"])
+            zoo = zoo.copy()
+            for tile in truck["tiles"]:
+                dest, g = zoo.best_place(tile)
+                zoo.place(tile, dest)
+                est += g
+        elif p["active"] and available:
+            est += h.option_weight * max(0.0, max(zoo.truck_gain(t) for t in available))
+        est += h.potential_weight * zoo_mod.potential(zoo, unseen, share)
+        out.append(est)
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_zooloretto_estimate_equals_the_observation_based_one(players: int) -> None:
+    checked = 0
+    for seed in range(3):
+        for state in random_positions("zooloretto_mini", players, seed):
+            assert zoo_mod.HEURISTIC.estimate(state) == zooloretto_estimate_from_observation(state)
+            checked += 1
+    assert checked > 100
