@@ -159,29 +159,40 @@ class Zoo:
             self.barn.add(e.species)
 
     def best_place(self, tile: str) -> tuple[int, float]:
-        """(destination, gain in points) of the best single placement of ``tile``."""
-        kind = kind_of(tile)
-        best_dest, best_gain = 3, (0.0 if kind in self.barn else -2.0)
+        """(destination, gain in points) of the best single placement of ``tile``.
+
+        The rollouts' innermost loop (every truck considered, tile by tile): what does
+        not depend on the enclosure (kind, sex, a landscape kind already shown) is worked
+        out once, and :meth:`Enclosure.fits` is inlined."""
+        barn = self.barn
         landscape = tile.startswith("L")
+        kind = tile[1] if landscape else tile[:2]  # kind_of
+        best_dest, best_gain = 3, (0.0 if kind in barn else -2.0)
+        new_kind = 0.0 if landscape and any(kind in x.kinds for x in self.encs) else 2.0
+        sex = tile[2] if len(tile) > 2 else ""
         for dest, e in enumerate(self.encs):
-            if not e.fits(tile):
+            tiles = e.tiles
+            if tiles >= ENCLOSURE_SIZE:
                 continue
-            tiles = e.tiles + 1
+            tiles += 1
             if landscape:
-                gain = 0.0 if any(kind in x.kinds for x in self.encs) else 2.0
+                gain = new_kind
             else:
-                gain = float(ENCLOSURE_POINTS[e.animals + 1] - ENCLOSURE_POINTS[e.animals])
-                sex = tile[2] if len(tile) > 2 else ""
+                species = e.species
+                if species and species != kind:
+                    continue
+                animals = e.animals
+                gain = float(ENCLOSURE_POINTS[animals + 1] - ENCLOSURE_POINTS[animals])
                 if (sex == "M" and e.females) or (sex == "F" and e.males):
                     if tiles < ENCLOSURE_SIZE:
                         tiles += 1
-                        gain += ENCLOSURE_POINTS[e.animals + 2] - ENCLOSURE_POINTS[e.animals + 1]
-                    elif kind not in self.barn:
+                        gain += ENCLOSURE_POINTS[animals + 2] - ENCLOSURE_POINTS[animals + 1]
+                    elif kind not in barn:
                         gain -= 2.0
-                if not e.species:
+                if not species:
                     gain -= 0.5  # opening an enclosure uses one of only three
             if tiles >= ENCLOSURE_SIZE:
-                gain += BONUS_VALUE if self.barn else 0.5
+                gain += BONUS_VALUE if barn else 0.5
             if gain > best_gain:
                 best_dest, best_gain = dest, gain
         return best_dest, best_gain

@@ -503,3 +503,47 @@ def test_zooloretto_estimate_equals_the_observation_based_one(players: int) -> N
             assert zoo_mod.HEURISTIC.estimate(state) == zooloretto_estimate_from_observation(state)
             checked += 1
     assert checked > 100
+
+
+def zooloretto_best_place_reference(zoo: Any, tile: str) -> tuple[int, float]:
+    """``Zoo.best_place`` as it was written before (fits per enclosure, no hoisting)."""
+    kind = zoo_mod.kind_of(tile)
+    best_dest, best_gain = 3, (0.0 if kind in zoo.barn else -2.0)
+    landscape = tile.startswith("L")
+    for dest, e in enumerate(zoo.encs):
+        if not e.fits(tile):
+            continue
+        tiles = e.tiles + 1
+        if landscape:
+            gain = 0.0 if any(kind in x.kinds for x in zoo.encs) else 2.0
+        else:
+            points = zoo_mod.ENCLOSURE_POINTS
+            gain = float(points[e.animals + 1] - points[e.animals])
+            sex = tile[2] if len(tile) > 2 else ""
+            if (sex == "M" and e.females) or (sex == "F" and e.males):
+                if tiles < zoo_mod.ENCLOSURE_SIZE:
+                    tiles += 1
+                    gain += points[e.animals + 2] - points[e.animals + 1]
+                elif kind not in zoo.barn:
+                    gain -= 2.0
+            if not e.species:
+                gain -= 0.5
+        if tiles >= zoo_mod.ENCLOSURE_SIZE:
+            gain += zoo_mod.BONUS_VALUE if zoo.barn else 0.5
+        if gain > best_gain:
+            best_dest, best_gain = dest, gain
+    return best_dest, best_gain
+
+
+def test_zooloretto_best_place_equals_the_reference() -> None:
+    """Every zoo of every position of random games, with every tile of the game."""
+    checked = 0
+    for players in (2, 4):
+        for state in random_positions("zooloretto_mini", players, 11):
+            assert isinstance(state, zoo_mod.ZoolorettoMiniState)
+            for seat in range(players):
+                zoo = zoo_mod.Zoo.from_state(state, seat)
+                for tile in state.undrawn[::3] + state.offspring_supply + state.out_of_play:
+                    assert zoo.best_place(tile) == zooloretto_best_place_reference(zoo, tile)
+                    checked += 1
+    assert checked > 10000
