@@ -26,9 +26,8 @@ cheapest manatees.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Any
 
 from bots.heuristics.base import Heuristic
 from engine import Action, State
@@ -42,44 +41,75 @@ from engine.manatee_sanctuary.data import (
     RETURN_PENALTY,
     ROUND_POINTS,
 )
+from engine.manatee_sanctuary.observation import STACK_NAMES
 from engine.manatee_sanctuary.player import food_need
 from engine.manatee_sanctuary.scoring import endgame_card_points
 from engine.manatee_sanctuary.state import ManateeSanctuaryState
-from engine.manatee_sanctuary.steps import PHASE_OF_STEP
+from engine.manatee_sanctuary.steps import KEEP, PHASE_OF_STEP, SPLIT
 
 FUTURE_SHORTFALL_WEIGHT = 0.6
 FREE_SPACE_WEIGHT = 0.3
 """Value of one free habitat space (room for future rescues)."""
 HAND_WEIGHT = 0.6
 ENDGAME_CARD_VALUE = 4.0
+TYPICAL_CARD = CARD_INDEX["S46"]
+"""A card of typical value, standing for each card of a stack not seen yet."""
 
 
-def rounds_to_score(obs: Mapping[str, Any]) -> list[int]:
-    """The rounds whose scoring phase is still to come."""
-    if obs["phase"] in ("game_over", "over"):
+def rounds_to_score(round_: int, step: int) -> list[int]:
+    """The rounds whose scoring phase is still to come (at ``round_``, step ``step``)."""
+    if PHASE_OF_STEP[step] == "game_over":
         return []
-    return list(range(int(obs["round"]), 4))
+    return list(range(round_, 4))
 
 
 class Seat:
     """The numbers of one seat that the estimate works with."""
 
-    def __init__(self, player: Mapping[str, Any], obs: Mapping[str, Any]) -> None:
-        self.score = float(player["score"])
-        self.food = float(player["food"])
-        self.flowers = int(player["flowers"])
-        self.housed = (
-            int(player["housed_grey"]),
-            int(player["housed_pink"]),
-            int(player["housed_yellow"]),
-        )
-        self.capacity = int(player["capacity"])
-        self.usage = int(player["usage"])
-        self.endgame = [ENDGAME[CARD_INDEX[c["card"]]] for c in player["sanctuary"]]
-        self.rounds = rounds_to_score(obs)
+    def __init__(
+        self,
+        score: float,
+        food: float,
+        flowers: int,
+        housed: tuple[int, int, int],
+        capacity: int,
+        usage: int,
+        endgame: list[str],
+        rounds: list[int],
+    ) -> None:
+        self.score = score
+        self.food = food
+        self.flowers = flowers
+        """Completed flowers of all colours."""
+        self.housed = housed
+        """Housed grey, pink and yellow manatees."""
+        self.capacity = capacity
+        self.usage = usage
+        """Habitat spaces the housed manatees take."""
+        self.endgame = endgame
+        """The end-game scoring kind of each card in the sanctuary (``ENDGAME``)."""
+        self.rounds = rounds
+        """The rounds whose scoring phase is still to come."""
         self._points = self._points_per()
         self._net = max(0.0, self._points[0] - 0.7 * len(self.rounds))
-        self._values: dict[str, float] = {}
+        self._values: dict[int, float] = {}
+
+    @classmethod
+    def of(cls, state: ManateeSanctuaryState, seat: int) -> Seat:
+        """Seat ``seat``'s numbers, read from the state's fields: the same as its entry
+        of any observation shows (public), without building one per evaluation."""
+        p = state.players[seat]
+        h = p.housed
+        return cls(
+            score=float(sum(p.points)),  # scoring.breakdown's total
+            food=float(p.food),
+            flowers=sum(p.flowers),
+            housed=(h[0], h[1], h[2]),
+            capacity=p.capacity,
+            usage=p.usage(),
+            endgame=[ENDGAME[c] for c, _x, _y, _r in p.sanctuary.placements],
+            rounds=rounds_to_score(state.round, state.step),
+        )
 
     def need(self) -> int:
         return food_need(self.housed)
@@ -101,17 +131,16 @@ class Seat:
         """Net future value of one more (random) manatee: its points minus its food."""
         return self._net
 
-    def card_value(self, card: str) -> float:
-        """The better half of a card in hand (see the module docstring)."""
-        known = self._values.get(card)
+    def card_value(self, c: int) -> float:
+        """The better half of card ``c`` (an index) in hand (see the module docstring)."""
+        known = self._values.get(c)
         if known is not None:
             return known
-        c = CARD_INDEX[card]
         free = max(0, self.capacity - self.usage)
         act = min(N_RESCUE[c], free + 1) * self.manatee_net() + N_HARVEST[c] * self.flowers * 0.6
         habitat_value = FREE_SPACE_WEIGHT * HABITAT[c] * (1.0 if len(self.rounds) > 1 else 0.5)
         expand = 1.5 + habitat_value + (ENDGAME_CARD_VALUE if ENDGAME[c] else 0.0)
-        value = self._values[card] = max(act, expand)
+        value = self._values[c] = max(act, expand)
         return value
 
     def food_balance(self, harvest: float) -> float:
@@ -138,11 +167,11 @@ class Seat:
             carry = max(0.0, carry + income - need)
         return -loss
 
-    def estimate(self, hand: Sequence[str], hand_value: float) -> float:
+    def estimate(self, hand: Sequence[int], hand_value: float) -> float:
         g_pts, p_pts, y_pts = self.points_per()
         g, p, y = self.housed
         est = self.score + g * g_pts + p * p_pts + y * y_pts + self.endgame_points()
-        harvest = sum(N_HARVEST[CARD_INDEX[c]] for c in hand) * self.flowers * 0.7
+        harvest = sum(N_HARVEST[c] for c in hand) * self.flowers * 0.7
         est += self.food_balance(harvest)
         if len(self.rounds) > 1:
             est += FREE_SPACE_WEIGHT * min(6, max(0, self.capacity - self.usage))
@@ -150,36 +179,75 @@ class Seat:
         return est + HAND_WEIGHT * hand_value
 
 
-def stack_value(seat: Seat, cards: Sequence[str]) -> float:
+def stack_value(seat: Seat, cards: Sequence[int]) -> float:
     return sum(seat.card_value(c) for c in cards)
 
 
-def split_value(seat: Seat, dealt: Sequence[str], small: Sequence[str]) -> float:
+def split_value(seat: Seat, dealt: Sequence[int], small: Sequence[int]) -> float:
     """What a split leaves the splitter: the weaker stack (the receiver keeps the better)."""
     large = [c for c in dealt if c not in small]
     return min(stack_value(seat, small), stack_value(seat, large))
 
 
-def best_split(seat: Seat, dealt: Sequence[str]) -> float:
+def best_split(seat: Seat, dealt: Sequence[int]) -> float:
     options = [list(s) for k in (1, 2) for s in combinations(dealt, k)]
     return max(split_value(seat, dealt, s) for s in options) if options else 0.0
 
 
-def draft_hand_value(seat: Seat, obs: Mapping[str, Any]) -> float:
+class Draft:
+    """What one seat knows of the draft in progress (as its observation shows it)."""
+
+    def __init__(
+        self,
+        dealt: Sequence[int] = (),
+        mine: Sequence[int] = (),
+        small: Sequence[int] = (),
+        large: Sequence[int] = (),
+        keep: str = "",
+    ) -> None:
+        self.dealt = dealt
+        """Its dealt cards, ascending (split step; keep step: both its stacks)."""
+        self.mine = mine
+        """Its committed small stack ([] before it commits)."""
+        self.small = small
+        """The small stack received from its passer (keep step)."""
+        self.large = large
+        """The large stack received from its passer (keep step)."""
+        self.keep = keep
+        """Its committed keep: "small", "large" or "" (not yet)."""
+
+    @classmethod
+    def of(cls, state: ManateeSanctuaryState, seat: int) -> Draft:
+        """Seat ``seat``'s view of the split or keep step (observation's ``dealt``,
+        ``my_split``, ``received_small``/``large``, ``my_keep``), read from the state."""
+        step = state.step
+        if step == SPLIT:
+            return cls(state.dealt[seat], state.splits[seat] or ())
+        if step == KEEP:
+            small, large = state.stacks[seat]
+            giver = state.stacks[state.passer(seat)]
+            keep = state.keep_choices[seat]
+            return cls(
+                sorted(small + large),
+                small,
+                giver[0],
+                giver[1],
+                STACK_NAMES[keep] if keep >= 0 else "",
+            )
+        return cls()
+
+
+def draft_hand_value(seat: Seat, draft: Draft) -> float:
     """Expected value of the hand a seat will hold after the draft."""
-    dealt = obs.get("dealt") or []
-    mine = obs.get("my_split") or []
-    small = obs.get("received_small") or []
-    large = obs.get("received_large") or []
-    average_stack = 2.5 * seat.card_value("S46")  # a typical card, for unseen stacks
+    dealt, mine, small, large = draft.dealt, draft.mine, draft.small, draft.large
+    average_stack = 2.5 * seat.card_value(TYPICAL_CARD)  # for unseen stacks
     own = split_value(seat, dealt, mine) if dealt and mine else 0.0
     if dealt and not mine:
         own = best_split(seat, dealt)
     if small or large:
-        keep = obs.get("my_keep") or ""
-        if keep == "small":
+        if draft.keep == "small":
             got = stack_value(seat, small)
-        elif keep == "large":
+        elif draft.keep == "large":
             got = stack_value(seat, large)
         else:
             got = max(stack_value(seat, small), stack_value(seat, large))
@@ -195,15 +263,14 @@ class ManateeHeuristic(Heuristic):
     def estimate(self, state: State) -> list[float]:
         if state.is_terminal():
             return [float(s) for s in state.result().scores]
+        st = _manatee(state)
+        drafting = st.step in (SPLIT, KEEP)
         out = []
-        for seat in range(state.num_players):
-            obs = state.observation(seat)
-            me = Seat(obs["players"][seat], obs)
-            hand = obs.get("hand") or []
-            if obs["phase"] == "draft" and obs["step"] in ("split", "keep"):
-                value = draft_hand_value(me, obs)
-            else:
-                value = stack_value(me, hand)
+        for seat in range(st.num_players):
+            me = Seat.of(st, seat)
+            hand = st.players[seat].hand
+            draft = Draft.of(st, seat) if drafting else None
+            value = draft_hand_value(me, draft) if draft is not None else stack_value(me, hand)
             out.append(me.estimate(hand, value))
         return out
 
@@ -215,21 +282,22 @@ class ManateeHeuristic(Heuristic):
                 return min(legal, key=_return_cost)
             case Split():
                 seat = state.current_player
-                obs = state.observation(seat)
-                me = Seat(obs["players"][seat], obs)
-                dealt = obs.get("dealt") or []
+                st = _manatee(state)
+                me = Seat.of(st, seat)
+                dealt = st.dealt[seat]
 
                 def split_key(a: Action) -> float:
-                    small = a.small if isinstance(a, Split) else ()
+                    small = [CARD_INDEX[c] for c in a.small] if isinstance(a, Split) else []
                     return split_value(me, dealt, small) + rng.random() * 0.5
 
                 return max(legal, key=split_key)
             case Keep():
                 seat = state.current_player
-                obs = state.observation(seat)
-                me = Seat(obs["players"][seat], obs)
-                small = stack_value(me, obs.get("received_small") or [])
-                large = stack_value(me, obs.get("received_large") or [])
+                st = _manatee(state)
+                me = Seat.of(st, seat)
+                draft = Draft.of(st, seat)
+                small = stack_value(me, draft.small)
+                large = stack_value(me, draft.large)
                 want = Keep("small" if small > large else "large")
                 return next((a for a in legal if a == want), legal[0])
         return legal[rng.randrange(len(legal))]
@@ -240,13 +308,12 @@ class ManateeHeuristic(Heuristic):
         Reads the acting seat's numbers from the state (free space, flowers, the net
         value of one more manatee): the same as :class:`Seat` computes from an
         observation, without building one per rollout step."""
-        if not isinstance(state, ManateeSanctuaryState):
-            raise TypeError(f"the Manatee heuristic needs its state, got {type(state)!r}")
+        state = _manatee(state)
         seat = state.current_player
         player = state.players[seat]
         free = max(0, player.capacity - player.usage())
         flowers = sum(player.flowers)
-        net = manatee_net(state.round, PHASE_OF_STEP[state.step])
+        net = manatee_net(state.round, state.step)
         best, best_v = legal[0], -1e9
         for a in legal:
             match a:
@@ -265,10 +332,10 @@ class ManateeHeuristic(Heuristic):
         return best
 
 
-def manatee_net(round_: int, phase: str) -> float:
+def manatee_net(round_: int, step: int) -> float:
     """Net future value of one more (random) manatee: the grey points of the scoring
     phases to come minus 0.7 food per phase (:meth:`Seat.manatee_net`)."""
-    rounds = rounds_to_score({"round": round_, "phase": phase})
+    rounds = rounds_to_score(round_, step)
     grey = sum(float(ROUND_POINTS[r - 1][0]) for r in rounds)
     return max(0.0, grey - 0.7 * len(rounds))
 
@@ -278,6 +345,13 @@ def _return_cost(a: Action) -> tuple[int, int]:
     if not isinstance(a, Return):
         return (1 << 30, 0)
     return (4 * a.pink + 2 * a.yellow + a.grey, a.grey + a.pink)
+
+
+def _manatee(state: State) -> ManateeSanctuaryState:
+    """``state`` as a Manatee Sanctuary state: the heuristic reads its fields."""
+    if not isinstance(state, ManateeSanctuaryState):
+        raise TypeError(f"the Manatee heuristic needs its state, got {type(state)!r}")
+    return state
 
 
 HEURISTIC = ManateeHeuristic()

@@ -32,6 +32,8 @@ from engine.dziobaki.data import (
 from engine.dziobaki.scoring import animal_counts, meadow_ids
 from engine.manatee_sanctuary.actions import Act as ManateeAct
 from engine.manatee_sanctuary.actions import Expand as ManateeExpand
+from engine.manatee_sanctuary.actions import Keep as ManateeKeep
+from engine.manatee_sanctuary.actions import Split as ManateeSplit
 from engine.manatee_sanctuary.data import CARD_INDEX as MANATEE_CARD
 from engine.manatee_sanctuary.data import ENDGAME, HABITAT, N_HARVEST, N_RESCUE
 from engine.panorama.actions import Fly
@@ -336,13 +338,114 @@ def test_carson_estimate_and_prior_equal_the_observation_based_ones(players: int
     assert checked > 50
 
 
+def manatee_seat_from_observation(player: Any, obs: Any) -> manatee.Seat:
+    """A seat's numbers as the Manatee heuristic read them before: from its observation."""
+    return manatee.Seat(
+        score=float(player["score"]),
+        food=float(player["food"]),
+        flowers=int(player["flowers"]),
+        housed=(
+            int(player["housed_grey"]),
+            int(player["housed_pink"]),
+            int(player["housed_yellow"]),
+        ),
+        capacity=int(player["capacity"]),
+        usage=int(player["usage"]),
+        endgame=[ENDGAME[MANATEE_CARD[c["card"]]] for c in player["sanctuary"]],
+        rounds=[] if obs["phase"] in ("game_over", "over") else list(range(int(obs["round"]), 4)),
+    )
+
+
+def manatee_cards(ids: Any) -> list[int]:
+    return [MANATEE_CARD[c] for c in ids or []]
+
+
+def manatee_draft_from_observation(me: manatee.Seat, obs: Any) -> float:
+    """``draft_hand_value`` as it was: the draft read from the seat's observation."""
+    dealt = manatee_cards(obs.get("dealt"))
+    mine = manatee_cards(obs.get("my_split"))
+    small = manatee_cards(obs.get("received_small"))
+    large = manatee_cards(obs.get("received_large"))
+    average_stack = 2.5 * me.card_value(MANATEE_CARD["S46"])
+    own = manatee.split_value(me, dealt, mine) if dealt and mine else 0.0
+    if dealt and not mine:
+        own = manatee.best_split(me, dealt)
+    if small or large:
+        keep = obs.get("my_keep") or ""
+        if keep == "small":
+            got = manatee.stack_value(me, small)
+        elif keep == "large":
+            got = manatee.stack_value(me, large)
+        else:
+            got = max(manatee.stack_value(me, small), manatee.stack_value(me, large))
+        return own + got
+    return own + average_stack
+
+
+def manatee_estimate_from_observation(state: State) -> list[float]:
+    """The Manatee estimate as it was: every seat from its own observation."""
+    if state.is_terminal():
+        return [float(s) for s in state.result().scores]
+    out = []
+    for seat in range(state.num_players):
+        obs: Any = state.observation(seat)
+        me = manatee_seat_from_observation(obs["players"][seat], obs)
+        hand = manatee_cards(obs.get("hand"))
+        if obs["phase"] == "draft" and obs["step"] in ("split", "keep"):
+            value = manatee_draft_from_observation(me, obs)
+        else:
+            value = manatee.stack_value(me, hand)
+        out.append(me.estimate(hand, value))
+    return out
+
+
+def manatee_draft_rollout_from_observation(
+    state: State, legal: list[Any], rng: random.Random
+) -> Any:
+    """Manatee's split/keep rollout choice as it was: from the seat's observation."""
+    seat = state.current_player
+    obs: Any = state.observation(seat)
+    me = manatee_seat_from_observation(obs["players"][seat], obs)
+    if isinstance(legal[0], ManateeSplit):
+        dealt = manatee_cards(obs.get("dealt"))
+
+        def split_key(a: Any) -> float:
+            small = manatee_cards(a.small)
+            return manatee.split_value(me, dealt, small) + rng.random() * 0.5
+
+        return max(legal, key=split_key)
+    small = manatee.stack_value(me, manatee_cards(obs.get("received_small")))
+    large = manatee.stack_value(me, manatee_cards(obs.get("received_large")))
+    want = ManateeKeep("small" if small > large else "large")
+    return next((a for a in legal if a == want), legal[0])
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_manatee_estimate_and_draft_rollout_equal_the_observation_based_ones(
+    players: int,
+) -> None:
+    estimates = drafts = 0
+    for seed in range(2):
+        for state in random_positions("manatee_sanctuary", players, seed):
+            assert manatee.HEURISTIC.estimate(state) == manatee_estimate_from_observation(state)
+            estimates += 1
+            legal = state.legal_actions() if state.current_player >= 0 else []
+            if legal and isinstance(legal[0], ManateeSplit | ManateeKeep):
+                got = manatee.HEURISTIC.rollout_action(state, legal, random.Random(seed))
+                want = manatee_draft_rollout_from_observation(state, legal, random.Random(seed))
+                assert got == want
+                drafts += 1
+    assert estimates > 100
+    assert drafts > 0 or players == 1  # solo has no split/keep draft
+
+
 def manatee_rollout_play_from_observation(
     state: State, legal: list[Any], rng: random.Random
 ) -> Any:
     """Manatee's act/expand rollout choice as it was: from the seat's observation."""
     seat = state.current_player
     obs: Any = state.observation(seat)
-    me = manatee.Seat(obs["players"][seat], obs)
+    me = manatee_seat_from_observation(obs["players"][seat], obs)
     free = max(0, me.capacity - me.usage)
     best, best_v = legal[0], -1e9
     for a in legal:
