@@ -25,6 +25,7 @@ cheapest manatees.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from itertools import combinations
@@ -119,10 +120,7 @@ class Seat:
         return self._points
 
     def _points_per(self) -> tuple[float, float, float]:
-        g = sum(float(ROUND_POINTS[r - 1][0]) for r in self.rounds)
-        p = sum(float(ROUND_POINTS[r - 1][1]) for r in self.rounds)
-        y = sum(float(ROUND_POINTS[r - 1][2]) for r in self.rounds)
-        return g, p, y
+        return points_per(tuple(self.rounds))
 
     def endgame_points(self) -> float:
         return float(sum(endgame_card_points(kind, self.housed) for kind in self.endgame))
@@ -179,8 +177,18 @@ class Seat:
         return est + HAND_WEIGHT * hand_value
 
 
+@functools.cache
+def points_per(rounds: tuple[int, ...]) -> tuple[float, float, float]:
+    """Points of one grey, pink and yellow manatee over the scoring phases of ``rounds``."""
+    g = sum(float(ROUND_POINTS[r - 1][0]) for r in rounds)
+    p = sum(float(ROUND_POINTS[r - 1][1]) for r in rounds)
+    y = sum(float(ROUND_POINTS[r - 1][2]) for r in rounds)
+    return g, p, y
+
+
 def stack_value(seat: Seat, cards: Sequence[int]) -> float:
-    return sum(seat.card_value(c) for c in cards)
+    value = seat.card_value
+    return sum([value(c) for c in cards])
 
 
 def split_value(seat: Seat, dealt: Sequence[int], small: Sequence[int]) -> float:
@@ -315,18 +323,26 @@ class ManateeHeuristic(Heuristic):
         flowers = sum(player.flowers)
         net = manatee_net(state.round, state.step)
         best, best_v = legal[0], -1e9
+        # an expand is listed once per placement of its card: value each card once
+        acts: dict[str, float] = {}
+        expands: dict[str, float] = {}
         for a in legal:
-            match a:
-                case Act(card=card):
-                    c = CARD_INDEX[card]
-                    v = min(N_RESCUE[c], free) * net + N_HARVEST[c] * flowers * 0.6
-                case Expand(card=card):
-                    c = CARD_INDEX[card]
-                    v = 1.5 + FREE_SPACE_WEIGHT * HABITAT[c]
-                    v += ENDGAME_CARD_VALUE if ENDGAME[c] else 0
-                case _:
-                    continue
-            v += rng.random()
+            if type(a) is Expand:
+                known = expands.get(a.card)
+                if known is None:
+                    c = CARD_INDEX[a.card]
+                    known = 1.5 + FREE_SPACE_WEIGHT * HABITAT[c]
+                    known += ENDGAME_CARD_VALUE if ENDGAME[c] else 0
+                    expands[a.card] = known
+            elif type(a) is Act:
+                known = acts.get(a.card)
+                if known is None:
+                    c = CARD_INDEX[a.card]
+                    known = min(N_RESCUE[c], free) * net + N_HARVEST[c] * flowers * 0.6
+                    acts[a.card] = known
+            else:
+                continue
+            v = known + rng.random()
             if v > best_v:
                 best, best_v = a, v
         return best
