@@ -5,7 +5,9 @@ of its own: for each game, ``ismcts:iterations=N`` (the greedy root prior includ
 searches the first decision of a ``players``-seat game (at most the game's largest
 count; the same position and seed every repeat), and the figure is iterations per CPU
 second (``time.process_time``: on a shared machine, other processes' load changes wall
-time far more than CPU time). Also the CPU
+time far more than CPU time). Each repeat starts with the heuristic's caches emptied
+(``Heuristic.forget``), so a repeat does not profit from the evaluations of the one
+before. Also the CPU
 time of ``ismcts:iterations=20``'s first move in solo Dziobaki, where the greedy prior
 plays each of the 48 placements out to the end of the game (12,720 evaluations).
 Every figure is repeated until stable (:mod:`arena.bench.report`).
@@ -19,6 +21,7 @@ from typing import Any
 
 from arena.bench import report
 from bots.base import Turn
+from bots.heuristics import heuristic_for
 from bots.ismcts import IsmctsBot
 from engine import CHANCE, GAMES, Game, State, get_game
 from engine.core import sample_outcome
@@ -36,6 +39,7 @@ def first_decision(game: Game, players: int, seed: int) -> State:
 def iterations_per_cpu_s(game: Game, players: int, iterations: int, seed: int) -> float:
     """ISMCTS iterations per CPU second on the first decision (the root prior included)."""
     state = first_decision(game, players, seed)
+    heuristic_for(game.id).forget()  # every repeat starts with cold caches
     bot = IsmctsBot(iterations=iterations)
     turn = Turn.of(state, state.current_player, random.Random(seed))
     t0 = time.process_time()
@@ -46,6 +50,7 @@ def iterations_per_cpu_s(game: Game, players: int, iterations: int, seed: int) -
 def solo_first_move_cpu_ms(seed: int) -> float:
     """CPU ms of ``ismcts:iterations=20``'s first move in 1-player Dziobaki."""
     state = first_decision(get_game("dziobaki"), 1, seed)
+    heuristic_for("dziobaki").forget()
     turn = Turn.of(state, 0, random.Random(seed))
     t0 = time.process_time()
     IsmctsBot(iterations=20).choose(turn)

@@ -66,6 +66,11 @@ class Heuristic:
         """The move a cheap rollout policy plays (default: uniform random)."""
         return legal[rng.randrange(len(legal))]
 
+    def forget(self) -> None:
+        """Drop whatever the heuristic remembers between calls (e.g. Dziobaki's board
+        evaluations), so a benchmark's repeats each start cold. Values never depend on
+        it: a remembered evaluation is the one computed afresh."""
+
 
 class ObservedScores(Heuristic):
     """Fallback: the current score of every seat, read from the spectator observation."""

@@ -19,6 +19,7 @@ revealed tile where this evaluation of the own board is best, with a little nois
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 
@@ -39,8 +40,29 @@ OPEN_WEIGHT = 0.85
 CONFLICT_WEIGHT = 0.5
 
 
+BOARD_CACHE_SIZE = 1 << 14
+"""Board evaluations remembered (by the board's tile codes and side; about 3 MB)."""
+
+
 def evaluate_board(codes: Sequence[int], side: str) -> float:
-    """The estimate of one board (see the module docstring).
+    """The estimate of one board (see the module docstring), remembered per board.
+
+    The incremental part of the evaluation: a position differs from the one it was
+    reached from in one board at most (a placement), and the greedy bot's candidates
+    and ISMCTS's iterations revisit the same boards over and over (the other seats'
+    boards are the same for all 48 candidates), so only a board not seen lately is
+    scored. The evaluation is a pure function of the codes and the side.
+    """
+    return _evaluate_cached(tuple(codes), side)
+
+
+@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
+def _evaluate_cached(codes: tuple[int, ...], side: str) -> float:
+    return score_meadows(codes, side)
+
+
+def score_meadows(codes: Sequence[int], side: str) -> float:
+    """The estimate of one board, computed afresh (:func:`evaluate_board` remembers it).
 
     The meadows of the placed tiles are found with one union-find pass fused with the
     search for the meadows that touch an empty space, and roots are looked up only for
@@ -143,6 +165,9 @@ class DziobakiHeuristic(Heuristic):
             bonus = float(all_together_bonus(board, side)) if all_together else 0.0
             out.append(evaluate_board(codes, side) + bonus)
         return out
+
+    def forget(self) -> None:
+        _evaluate_cached.cache_clear()
 
     def rollout_action(self, state: State, legal: list[Action], rng: random.Random) -> Action:
         st = _dziobaki(state)
