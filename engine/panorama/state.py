@@ -178,6 +178,19 @@ class PanoramaState(State):
             return [(GOAL_DRAW[g], 0.25) for g in GOALS_BY_COLOUR[self.pending_space]]
         return []
 
+    def is_legal(self, action: Action) -> bool:
+        # Same answer as the base class; a reveal is looked up among the unrevealed tiles
+        # instead of building every outcome and comparing it with each (the search bots
+        # apply one after most flights).
+        if self.phase == REVEAL_NODE:
+            return (
+                type(action) is Reveal
+                and action.space == self.pending_space
+                and isinstance(action.tile, str)
+                and TILE_INDEX.get(action.tile, -1) in self.unrevealed
+            )
+        return State.is_legal(self, action)
+
     def _apply(self, action: Action) -> None:
         match action:
             case Fly(space=s):

@@ -2,9 +2,9 @@
 
 ISMCTS reuses a node's prior ranking while the determinizations offer the same legal
 actions, and the engines keep or skip work on their hot paths (Carson City Zoo's
-resample keeps the legal-action cache, Zooloretto Mini checks a draw against the
-undrawn tiles). Each test runs the shortcut beside the long way on positions of random
-games and asserts the same outcome.
+resample keeps the legal-action cache, Zooloretto Mini and Panorama check a draw or a
+reveal against the undrawn or unrevealed tiles). Each test runs the shortcut beside the
+long way on positions of random games and asserts the same outcome.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from bots.heuristics import Heuristic
 from bots.ismcts import IsmctsBot, Node
 from engine import CHANCE, GAMES, TERMINAL, Action, State, get_game
 from engine.core import sample_outcome
-from engine.zooloretto_mini.actions import DrawTile, RemoveSpecies
 
 
 class UncachedIsmcts(IsmctsBot):
@@ -58,9 +57,7 @@ def test_ismcts_ranking_cache_gives_the_same_tree(game_id: str) -> None:
     for state in decisions(game_id, 3 if 3 in GAMES[game_id].player_counts() else 1, 3, 7):
         seat = state.current_player
         fast = IsmctsBot(iterations=80).search(Turn.of(state, seat, random.Random(seat)), None)
-        slow = UncachedIsmcts(iterations=80).search(
-            Turn.of(state, seat, random.Random(seat)), None
-        )
+        slow = UncachedIsmcts(iterations=80).search(Turn.of(state, seat, random.Random(seat)), None)
         assert {a: (c.visits, c.reward) for a, c in fast.children.items()} == {
             a: (c.visits, c.reward) for a, c in slow.children.items()
         }
@@ -82,28 +79,27 @@ def test_carson_resample_keeps_the_right_legal_actions(players: int) -> None:
     assert checked > 50
 
 
-def test_zooloretto_draw_legality_equals_the_generic_check() -> None:
-    """At every draw of random games, ``is_legal`` answers as the base class does, for
-    every outcome and for outcomes that are not (drawn tiles, other kinds)."""
+@pytest.mark.parametrize("game_id", ["carson_city_zoo", "panorama", "zooloretto_mini"])
+def test_chance_legality_equals_the_generic_check(game_id: str) -> None:
+    """At every chance node of random games, the engine's own ``is_legal`` (a lookup in
+    the undealt/unrevealed/undrawn components) answers as the base class does, for every
+    outcome and for outcomes that are not legal there (ones drawn earlier)."""
     checked = 0
-    for players in (2, 5):
-        game = get_game("zooloretto_mini")
+    game = get_game(game_id)
+    for players in (2, 4):
         state = game.new_game(players, game.variants(players)[0])
         rng = random.Random(players)
-        drawn: list[str] = []
+        seen: list[Action] = []
         while state.current_player != TERMINAL:
             if state.current_player == CHANCE:
                 outcomes = state.chance_outcomes()
-                probes: list[Action] = [o for o, _ in outcomes]
-                probes += [DrawTile(t) for t in drawn[-5:]] + [RemoveSpecies("S1")]
-                for probe in probes:
+                for probe in [o for o, _ in outcomes] + seen[-8:]:
                     assert state.is_legal(probe) == State.is_legal(state, probe)
                     checked += 1
                 outcome = sample_outcome(outcomes, rng)
-                if isinstance(outcome, DrawTile):
-                    drawn.append(outcome.tile)
+                seen.append(outcome)
                 state.apply(outcome)
             else:
                 legal = state.legal_actions()
                 state.apply(legal[rng.randrange(len(legal))])
-    assert checked > 1000
+    assert checked > 300
