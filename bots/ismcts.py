@@ -36,7 +36,8 @@ acted there).
   are searched, best-ranked first, so wide decisions (100 placements) get a focused
   search. At the root the greedy value also adds a progressive bias
   ``bias * (1 + tanh((value - best) / scale)) / (visits + 1)`` to UCB, which fades as
-  the search gathers evidence.
+  the search gathers evidence. A node keeps its ranking while the determinizations offer
+  it the same legal actions (the usual case), so a wide node is not re-sorted per visit.
 
 Options: ``iterations`` (default 400 when neither budget is given), ``ms``, ``c`` (UCB
 exploration; default: the heuristic's ``exploration``, tuned per game), ``depth``

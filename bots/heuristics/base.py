@@ -7,6 +7,14 @@ the estimate into the value of a move for one seat; ISMCTS turns it into rewards
 rollout cutoff. The estimate is the current score plus what a thoughtful player would
 count on (open enclosures, pending captures, food shortages, ...), documented per game.
 
+**Cost.** The greedy bot evaluates every candidate move (and its follow-ups), ISMCTS
+every rollout step, so the five game modules read the state's fields and the engine's
+``State.scores()`` directly instead of building an observation per evaluation, and
+evaluate incrementally where a full re-score per candidate would dominate (Dziobaki
+remembers each board's evaluation: a placement changes one board). Every such fast path
+is tested equal, bit for bit, to the observation-based original on every position of
+random games (``tests/bots/test_state_heuristics.py``).
+
 :class:`ObservedScores` is the generic fallback for a game without its own module: the
 current score of every seat as the spectator observation's header shows it (``scores``,
 which every game's observation carries: ``state.scores()``, provisional during play), so

@@ -1,7 +1,8 @@
 """Manatee Sanctuary: score, the points housed manatees will still earn, and food balance.
 
 The estimate of a seat's final score, from what the seat itself observes (its hand and
-draft cards included; search bots only evaluate determinizations):
+draft cards included; search bots only evaluate determinizations), read from the state's
+fields (:meth:`Seat.of`, :meth:`Draft.of`) rather than from an observation per evaluation:
 
 * its score so far;
 * the housed manatees scored in every scoring phase still to come (3/6/3, 2/4/2, 1/2/1
