@@ -297,6 +297,7 @@ class IsmctsBot:
             node.ranked = [legal[i] for i in order]
             node.ranked_for = legal
         ranked = node.ranked
+        assert ranked is not None
         k = 2 + int(self.widen * math.sqrt(node.visits))
         return ranked if k >= len(ranked) else ranked[:k]
 
