@@ -63,6 +63,10 @@ def truck_capacities(num_players: int) -> tuple[int, ...]:
     return (1, 2, 3) if num_players == 2 else (3,) * num_players
 
 
+_ENCLOSURE_KEYS = ("enclosure_1", "enclosure_2", "enclosure_3")
+"""The breakdown's key of each enclosure (spelt once: bots score zoos in their loops)."""
+
+
 def score_zoo(enclosures: Sequence[Sequence[str]], barn: Iterable[str]) -> dict[str, int]:
     """The score breakdown of one zoo (three enclosures and a barn); usable on any position.
 
@@ -82,7 +86,7 @@ def score_zoo(enclosures: Sequence[Sequence[str]], barn: Iterable[str]) -> dict[
                 landscape_tiles += 1
             else:
                 animals += 1
-        out[f"enclosure_{k + 1}"] = ENCLOSURE_POINTS[min(animals, ENCLOSURE_SIZE)]
+        out[_ENCLOSURE_KEYS[k]] = ENCLOSURE_POINTS[min(animals, ENCLOSURE_SIZE)]
     out["landscapes"] = 2 * len(kinds)
     out["barn"] = -2 * len({t[:2] for t in barn})
     out["total"] = sum(out.values())
