@@ -153,6 +153,9 @@ class DziobakiHeuristic(Heuristic):
         side = st.side
         all_together = bool(st.options["all_together"])
         tile = st.revealed[-1] if cp >= 0 else -1
+        # With one board, every position evaluated (the greedy prior's 12,720 follow-ups)
+        # is a board never seen before: remembering them would only cost.
+        evaluate = evaluate_board if st.num_players > 1 else score_meadows
         out = []
         for seat in range(st.num_players):
             board = st.boards[seat]
@@ -163,7 +166,7 @@ class DziobakiHeuristic(Heuristic):
                     codes[mine >> 2] = 4 * tile + (mine & 3)
             # the bonus as scored now (on the board of the last completed round)
             bonus = float(all_together_bonus(board, side)) if all_together else 0.0
-            out.append(evaluate_board(codes, side) + bonus)
+            out.append(evaluate(codes, side) + bonus)
         return out
 
     def forget(self) -> None:
