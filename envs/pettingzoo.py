@@ -5,7 +5,10 @@ resolves them itself with its own ``random.Random``, seeded by ``reset(seed=...)
 the ``seed`` given to :func:`env`), so a seed fixes the whole game given the agents'
 actions. Each observation is a dict with ``observation`` (the seat's float32 tensor,
 :mod:`envs.tensors`) and ``action_mask`` (1 for the seat's legal actions when it is to
-move, all 0 otherwise). Rewards arrive when the game ends, from the final ranks
+move, all 0 otherwise). Nothing is encoded until an observation is asked for
+(``observe``/``last``), and then once per step and seat: a learner that reads only the
+mover's observation pays for one tensor per step, and the legal actions are indexed once
+per step for both the mask and ``step``. Rewards arrive when the game ends, from the final ranks
 (``reward="rank"``: +1 for the best, -1 for the worst, linear between, ties shared) or
 the final scores (``reward="score"``).
 """
@@ -21,7 +24,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from engine.core import JSON, Result, State, sample_outcome
+from engine.core import JSON, Action, IllegalActionError, Result, State, sample_outcome
 from engine.registry import get_game
 from envs.layouts import spec
 
@@ -101,6 +104,10 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         self._rng = random.Random(seed)
         self.game_state: State = self.game.new_game(num_players, self.options)
         self.agent_selection: str = self.possible_agents[0]
+        self._legal: dict[int, Action] | None = None
+        """The legal actions by index of this step (None: not indexed yet)."""
+        self._seen: dict[int, dict[str, Any]] = {}
+        """This step's observations by seat, built when first asked for."""
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_spaces[agent]
@@ -127,12 +134,22 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat[agent]
-        state = self.game_state
-        mask_from = state.legal_actions() if state.current_player == seat else ()
-        return {
-            "observation": self.spec.layout.encode(state.observation(seat), self.num_players),
-            "action_mask": self.spec.actions.mask(mask_from),
-        }
+        seen = self._seen.get(seat)
+        if seen is None:
+            state = self.game_state
+            mask = np.zeros(self.spec.actions.size, dtype=np.int8)
+            if state.current_player == seat:
+                mask[list(self.legal_by_index())] = 1
+            vector = self.spec.layout.encode(state.observation(seat), self.num_players)
+            seen = {"observation": vector, "action_mask": mask}
+            self._seen[seat] = seen
+        return seen
+
+    def legal_by_index(self) -> dict[int, Action]:
+        """The mover's legal actions by index (indexed once per step)."""
+        if self._legal is None:
+            self._legal = self.spec.actions.legal(self.game_state)
+        return self._legal
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -141,9 +158,14 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             return
         if action is None:
             raise ValueError(f"{agent} is to move: None is only for agents that are done")
-        move = self.spec.actions.actions[int(action)]
+        move = self.legal_by_index().get(int(action))
+        if move is None:
+            raise IllegalActionError(
+                f"{agent}: action {int(action)} ({self.spec.actions.label(int(action))}) is "
+                "not legal now; the observation's action_mask has a 1 at each legal index"
+            )
         self._cumulative_rewards[agent] = 0.0
-        self.game_state.apply(move)  # IllegalActionError (a ValueError) names a bad move
+        self.game_state.apply(move)
         self._advance()
         self._accumulate_rewards()
 
@@ -152,6 +174,8 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         state = self.game_state
         while state.is_chance_node():
             state.apply(sample_outcome(state.chance_outcomes(), self._rng))
+        self._legal = None
+        self._seen = {}
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if state.is_terminal():
             result = state.result()

@@ -25,12 +25,12 @@ import itertools
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.core import JSON, Action
+from engine.core import JSON, Action, State
 
 Vector = npt.NDArray[np.float32]
 
@@ -249,6 +249,26 @@ class Layout:
 # ---------------------------------------------------------------------------
 
 
+class DecisionSpace(Protocol):
+    """What the environments need of a game's decision space: its size, the indices of a
+    state's legal actions (the mask, and the way back from an index to an action) and a
+    text for any index. :class:`ActionSpace` lists every action once; a space whose
+    indices are relative to the state (Manatee Sanctuary's hand slots and board window,
+    :mod:`envs.manatee`) maps them through the state it is given."""
+
+    size: int
+    """Indices are ``0..size-1`` whatever the state."""
+
+    def legal(self, state: State) -> dict[int, Action]:
+        """Index -> action for every legal action of ``state`` (in its canonical order);
+        ValueError if one has no index (a space that misses an action is a bug)."""
+        ...
+
+    def label(self, index: int) -> str:
+        """What index ``index`` means, as text (for any index, legal or not)."""
+        ...
+
+
 class ActionSpace:
     """Every decision a game can offer, each with a fixed index (``0..size-1``).
 
@@ -298,6 +318,14 @@ class ActionSpace:
             return self.index[action]
         except KeyError:
             raise ValueError(f"{action} is not in the action space") from None
+
+    def legal(self, state: State) -> dict[int, Action]:
+        """:meth:`DecisionSpace.legal`: the index of each of ``state``'s legal actions."""
+        fast_index = self.fast_index
+        return {fast_index(a): a for a in state.legal_actions()}
+
+    def label(self, index: int) -> str:
+        return str(self.actions[index])
 
     def mask(self, legal: Iterable[Action]) -> npt.NDArray[np.int8]:
         """1 at the index of every action in ``legal``, 0 elsewhere."""

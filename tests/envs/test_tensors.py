@@ -1,6 +1,7 @@
-"""The tensors and action spaces of envs/ (envs.tensors, envs.layouts): a fixed shape for
-every state, seat and player count; every legal action indexed and back; and no hidden
-information: a state resampled from a seat's view encodes the same for that seat."""
+"""The tensors and action spaces of envs/ (envs.tensors, envs.layouts, envs.manatee): a
+fixed shape for every state, seat and player count; every legal action indexed and back;
+and no hidden information: a state resampled from a seat's view encodes the same for that
+seat."""
 
 from __future__ import annotations
 
@@ -9,44 +10,94 @@ import random
 import numpy as np
 import pytest
 
-from engine.core import sample_outcome
+from engine.core import JSON, sample_outcome
 from engine.registry import get_game
 from envs.layouts import HIDDEN_STATE, SUPPORTED, spec
+from envs.tensors import ActionSpace
 
 PLAYOUTS = 2
 """Random playouts per game and player count (each step of each is checked)."""
 
 
-@pytest.mark.parametrize("game_id", SUPPORTED)
-def test_playouts_round_trip_and_keep_the_shape(game_id: str) -> None:
+def _check_playout(game_id: str, num_players: int, options: dict[str, JSON], seed: int) -> int:
+    """One random playout, checking every step: each chance outcome and each legal action
+    has its own index in range and comes back from it, each seat's tensor keeps the
+    shape. Returns the decisions checked."""
     game, game_spec = get_game(game_id), spec(game_id)
     space, chance, layout = game_spec.actions, game_spec.chance, game_spec.layout
+    rng = random.Random(seed)
+    state = game.new_game(num_players, options)
+    checked = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            for outcome, _ in outcomes:
+                assert chance.actions[chance.index_of(outcome)] == outcome
+            state.apply(sample_outcome(outcomes, rng))
+            continue
+        legal = state.legal_actions()
+        by_index = space.legal(state)
+        assert list(by_index.values()) == legal, "an index was given to two legal actions"
+        assert all(0 <= i < space.size for i in by_index)
+        assert all(space.label(i) for i in by_index)
+        if isinstance(space, ActionSpace):
+            assert all(space.actions[i] == a for i, a in by_index.items())
+            assert np.array_equal(np.flatnonzero(space.mask(legal)), sorted(by_index))
+        for viewer in range(num_players):
+            vector = layout.encode(state.observation(viewer), num_players)
+            assert vector.shape == (layout.size,) and vector.dtype == np.float32
+            assert np.isfinite(vector).all()
+        state.apply(by_index[rng.choice(sorted(by_index))])
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("game_id", SUPPORTED)
+def test_playouts_round_trip_and_keep_the_shape(game_id: str) -> None:
+    game = get_game(game_id)
     checked = 0
     for num_players in game.player_counts():
-        for seed in range(PLAYOUTS):
-            rng = random.Random(seed)
-            state = game.new_game(num_players, None)
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    outcomes = state.chance_outcomes()
-                    for outcome, _ in outcomes:
-                        assert chance.actions[chance.index_of(outcome)] == outcome
-                    state.apply(sample_outcome(outcomes, rng))
-                    continue
-                legal = state.legal_actions()
-                mask = space.mask(legal)
-                indices = np.flatnonzero(mask)
-                assert [space.actions[i] for i in indices] == sorted(legal, key=space.index_of)
-                assert [space.index_of(a) for a in legal] == [
-                    space.index_of(space.actions[space.index_of(a)]) for a in legal
-                ]
-                for viewer in range(num_players):
-                    vector = layout.encode(state.observation(viewer), num_players)
-                    assert vector.shape == (layout.size,) and vector.dtype == np.float32
-                    assert np.isfinite(vector).all()
-                state.apply(space.actions[int(rng.choice(list(indices)))])
-                checked += 1
+        options = game.variants(num_players)[0]
+        for seed in range(PLAYOUTS if game_id != "manatee_sanctuary" else 1):
+            checked += _check_playout(game_id, num_players, options, seed)
     assert checked > 0
+
+
+MANATEE_GAMES = 300
+"""Random Manatee Sanctuary games whose every offered action must have an index."""
+
+
+def test_manatee_indexes_every_action_that_random_games_offer() -> None:
+    """The hand slots, the window of cells and the return window hold every action that
+    many random games offer, over every player count and variant (solo challenges,
+    round bonuses, Scramble): the space is exact, never a mask that leaves one out."""
+    game = get_game("manatee_sanctuary")
+    cases = [(n, options) for n in game.player_counts() for options in game.variants(n)]
+    checked = 0
+    for seed in range(MANATEE_GAMES):
+        num_players, options = cases[seed % len(cases)]
+        checked += _check_playout_actions("manatee_sanctuary", num_players, options, seed)
+    assert checked > 10_000
+
+
+def _check_playout_actions(
+    game_id: str, num_players: int, options: dict[str, JSON], seed: int
+) -> int:
+    """:func:`_check_playout` without the tensors (cheaper, for many games)."""
+    game, space = get_game(game_id), spec(game_id).actions
+    rng = random.Random(seed)
+    state = game.new_game(num_players, options)
+    checked = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(sample_outcome(state.chance_outcomes(), rng))
+            continue
+        by_index = space.legal(state)
+        assert list(by_index.values()) == state.legal_actions()
+        assert all(0 <= i < space.size for i in by_index)
+        state.apply(by_index[rng.choice(sorted(by_index))])
+        checked += 1
+    return checked
 
 
 @pytest.mark.parametrize("game_id", SUPPORTED)
@@ -55,7 +106,7 @@ def test_what_a_seat_cannot_see_does_not_change_its_tensor(game_id: str) -> None
     differing = 0
     for num_players in (game.min_players, game.max_players):
         rng = random.Random(7)
-        state = game.new_game(num_players, None)
+        state = game.new_game(num_players, game.variants(num_players)[0])
         while not state.is_terminal():
             if state.is_chance_node():
                 state.apply(sample_outcome(state.chance_outcomes(), rng))
