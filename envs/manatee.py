@@ -11,21 +11,23 @@ cell x 4 rotations; instead the space is *factored* and relative to the seat:
   The other card choices are slots too: ``split`` by the positions of the small stack in
   the five dealt cards (the spec's 15 canonical splits, in their order), ``solo_pick`` by
   position in the two revealed cards (ascending), ``discard`` by hand slot.
-- **cells in an exact window.** The rules set no bound on the board, but the game does: a
-  seat places at most 3 x :data:`MAX_HAND` = :data:`MAX_PLACED` cards, each placement
-  touches the sanctuary (its anchor is occupied) and the sanctuary grows from the start
-  tile at (0, 0), so the k-th placement lies at Manhattan distance at most k from (0, 0).
-  The window is every cell with ``|x| + |y| <= MAX_PLACED`` except (0, 0)
-  (:data:`CELLS`): no legal placement is ever outside it, so the mask never has to leave
-  one out.
-- **returns by (grey, pink).** A legal ``return`` is inclusion-minimal for the pending
-  deficit (spec 5.4, D8), so its grey and pink counts fix its yellow count; greys are at
-  most the largest capacity (:data:`MAX_CAPACITY`) and pinks at most those in the Scramble
-  bag.
+- **cells by anchor.** The rules set no bound on the board, but a placement's rotation
+  ``k`` names its anchor, the occupied neighbour its action half is tucked under (spec
+  5.5), so ``(cell, rotation)`` is ``(anchor, rotation)``: the cell is the anchor's
+  neighbour on the side opposite ``k``. The anchor is named by its place in the
+  sanctuary: 0 the start tile, ``i`` the i-th card placed (the order of the observation's
+  ``sanctuary`` list, and of the layout's rows). A seat places at most 3 x
+  :data:`MAX_HAND` = :data:`MAX_PLACED` cards, so at most :data:`MAX_PLACED` anchors (the
+  start tile and 23 cards) ever exist for a placement: the space is exact, the mask never
+  leaves a legal placement out.
+- **returns by (pink, yellow).** A legal ``return`` is inclusion-minimal for the pending
+  deficit (spec 5.4, D8), so its pink and yellow counts fix its grey count; pinks and
+  yellows are at most those in the Scramble bag.
 
-Indices go one way through the state (the seat's hand, dealt cards, revealed cards), read
-from the state's public fields of the seat to move, which that seat sees anyway; the way
-back is the legal map (:meth:`ManateeActions.legal`), so only legal indices are decoded.
+Indices go one way through the state (the seat's hand, dealt cards, revealed cards and
+sanctuary), read from the state's public fields of the seat to move, which that seat sees
+anyway; the way back is the legal map (:meth:`ManateeActions.legal`), so only legal
+indices are decoded.
 """
 
 from __future__ import annotations
@@ -47,29 +49,24 @@ from engine.manatee_sanctuary.data import (
     HABITAT,
     NUM_BASE,
     SEACOW_FIRST,
-    START_HABITAT,
     rotated_edges,
 )
+from engine.manatee_sanctuary.geometry import DX, DY
 from engine.manatee_sanctuary.state import ManateeSanctuaryState
-from envs.tensors import Context, Field, Sink, Tokens
+from envs.tensors import Context, Field, Gen, Sink, Tokens
 
 MAX_HAND = 8
 """Cards in a hand at most: 4 kept + 4 returned (spec example W1)."""
 MAX_PLACED = 3 * MAX_HAND
 """Cards one seat can place in a game (three rounds of at most :data:`MAX_HAND` cards)."""
-MAX_CAPACITY = START_HABITAT + MAX_PLACED * max(HABITAT)
-"""Habitat spaces a sanctuary can reach, so housed (and returned) greys at most."""
+ANCHORS = MAX_PLACED
+"""Anchors a placement can name: the start tile and the cards placed before the last."""
 MAX_PINKS = BAG_SCRAMBLE[1]
 """Pinks in the largest bag, so returned pinks at most."""
-
-CELLS: tuple[tuple[int, int], ...] = tuple(
-    (x, y)
-    for x in range(-MAX_PLACED, MAX_PLACED + 1)
-    for y in range(-MAX_PLACED, MAX_PLACED + 1)
-    if 0 < abs(x) + abs(y) <= MAX_PLACED
-)
-"""The window of cells a placement can ever use, by (x, y)."""
-CELL_INDEX: dict[tuple[int, int], int] = {cell: i for i, cell in enumerate(CELLS)}
+MAX_YELLOWS = BAG_SCRAMBLE[2]
+"""Yellows in the largest bag, so returned yellows at most."""
+SIDES = ("north", "east", "south", "west")
+"""Compass directions by quarter turns (a rotation ``k`` points the action half to ``k``)."""
 
 PAIRS: tuple[tuple[int, int], ...] = tuple(itertools.combinations(range(5), 2))
 """The split pairs of dealt positions, in the spec's canonical (lexicographic) order."""
@@ -87,10 +84,10 @@ DISCARD = POWER_CAP + 2
 ACT = DISCARD + MAX_HAND
 """``act`` by hand slot."""
 EXPAND = ACT + MAX_HAND
-"""``expand``: ``EXPAND + (slot * len(CELLS) + cell) * 4 + rot / 90``."""
-RETURN = EXPAND + MAX_HAND * len(CELLS) * 4
-"""``return``: ``RETURN + grey * (MAX_PINKS + 1) + pink``."""
-SIZE = RETURN + (MAX_CAPACITY + 1) * (MAX_PINKS + 1)
+"""``expand``: ``EXPAND + (slot * ANCHORS + anchor) * 4 + rot / 90``."""
+RETURN = EXPAND + MAX_HAND * ANCHORS * 4
+"""``return``: ``RETURN + pink * (MAX_YELLOWS + 1) + yellow``."""
+SIZE = RETURN + (MAX_PINKS + 1) * (MAX_YELLOWS + 1)
 
 
 class ManateeActions:
@@ -108,13 +105,16 @@ class ManateeActions:
         out: dict[int, Action] = {}
         if isinstance(legal[0], ms_actions.Act):  # a play: act/expand of each hand card
             slots = {CARD_ID[c]: i for i, c in enumerate(hand)}
-            width = len(CELLS)
+            anchors = {(0, 0): 0}
+            for n, (_, x, y, _) in enumerate(s.players[seat].sanctuary.placements, 1):
+                anchors[(x, y)] = n
             for a in legal:
                 if isinstance(a, ms_actions.Expand):
-                    cell = CELL_INDEX.get((a.x, a.y))
-                    if cell is None:
-                        raise ValueError(f"{a} is outside the window of {MAX_PLACED} cells")
-                    i = EXPAND + (slots[a.card] * width + cell) * 4 + a.rot // 90
+                    k = a.rot // 90
+                    anchor = anchors[(a.x + DX[k], a.y + DY[k])]
+                    if anchor >= ANCHORS:
+                        raise ValueError(f"{a}: anchor {anchor} is beyond the {ANCHORS} indexed")
+                    i = EXPAND + (slots[a.card] * ANCHORS + anchor) * 4 + k
                 else:
                     i = ACT + slots[cast(ms_actions.Act, a).card]
                 out[i] = a
@@ -125,10 +125,10 @@ class ManateeActions:
 
     def _index(self, s: ManateeSanctuaryState, hand: list[int], a: Action) -> int:
         match a:
-            case ms_actions.Return(grey=g, pink=p):
-                if g > MAX_CAPACITY or p > MAX_PINKS:
-                    raise ValueError(f"{a} is outside the return window")
-                return RETURN + g * (MAX_PINKS + 1) + p
+            case ms_actions.Return(pink=p, yellow=y):
+                if p > MAX_PINKS or y > MAX_YELLOWS:
+                    raise ValueError(f"{a} returns more than the largest bag holds")
+                return RETURN + p * (MAX_YELLOWS + 1) + y
             case ms_actions.Split(small=small):
                 dealt = [CARD_ID[c] for c in s.dealt[s.current]]
                 at = tuple(dealt.index(c) for c in small)
@@ -147,13 +147,13 @@ class ManateeActions:
         if not 0 <= index < SIZE:
             raise ValueError(f"action index {index} is outside 0..{SIZE - 1}")
         if index >= RETURN:
-            g, p = divmod(index - RETURN, MAX_PINKS + 1)
-            return f"return grey={g} pink={p} (yellow: what the deficit leaves)"
+            p, y = divmod(index - RETURN, MAX_YELLOWS + 1)
+            return f"return pink={p} yellow={y} (grey: what the deficit leaves)"
         if index >= EXPAND:
-            rest, rot = divmod(index - EXPAND, 4)
-            slot, cell = divmod(rest, len(CELLS))
-            x, y = CELLS[cell]
-            return f"expand hand[{slot}] ({x},{y}) r{rot * 90}"
+            rest, k = divmod(index - EXPAND, 4)
+            slot, anchor = divmod(rest, ANCHORS)
+            what = "the start tile" if anchor == 0 else f"placed card {anchor}"
+            return f"expand hand[{slot}] {SIDES[(k + 2) % 4]} of {what}, r{k * 90}"
         if index >= ACT:
             return f"act hand[{index - ACT}]"
         if index >= DISCARD:
@@ -187,6 +187,9 @@ class Card(Cards):
     def write(self, value: JSON, ctx: Context, out: Sink, at: int) -> None:
         if value:
             out.ones.append(at + self.index[value])
+
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        Field.emit(self, gen, value, at)
 
 
 class Placed(Field):

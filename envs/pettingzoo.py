@@ -22,7 +22,6 @@ from typing import Any, Literal
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from engine.core import JSON, Action, IllegalActionError, Result, State, sample_outcome
 from engine.registry import get_game
@@ -40,10 +39,12 @@ def env(
     reward: RewardKind = "rank",
     render_mode: str | None = None,
 ) -> AECEnv:
-    """The AEC environment of ``game``, wrapped in PettingZoo's usual checks (an illegal
-    or out-of-range action raises instead of being applied)."""
-    raw = MenagerieEnv(game, num_players, options, seed, reward, render_mode)
-    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw))
+    """The AEC environment of ``game``. It makes PettingZoo's usual checks itself (an
+    illegal or out-of-range action raises instead of being applied; stepping or observing
+    before ``reset`` raises) rather than through PettingZoo's ``OrderEnforcingWrapper``
+    and ``AssertOutOfBoundsWrapper``, whose attribute forwarding cost more per step than
+    the rest of the environment's bookkeeping."""
+    return MenagerieEnv(game, num_players, options, seed, reward, render_mode)
 
 
 def rank_rewards(result: Result) -> list[float]:
@@ -104,6 +105,8 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         self._rng = random.Random(seed)
         self.game_state: State = self.game.new_game(num_players, self.options)
         self.agent_selection: str = self.possible_agents[0]
+        self._started = False
+        """Whether ``reset`` was called (stepping or observing before it raises)."""
         self._legal: dict[int, Action] | None = None
         """The legal actions by index of this step (None: not indexed yet)."""
         self._seen: dict[int, dict[str, Any]] = {}
@@ -124,6 +127,7 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         elif self._seed is not None:
             self._rng = random.Random(self._seed)
         self.game_state = self.game.new_game(self.num_players, self.options)
+        self._started = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -135,6 +139,8 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat[agent]
         seen = self._seen.get(seat)
+        if not self._started:
+            raise RuntimeError("call reset() before observe() or last()")
         if seen is None:
             state = self.game_state
             mask = np.zeros(self.spec.actions.size, dtype=np.int8)
@@ -152,6 +158,8 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         return self._legal
 
     def step(self, action: int | None) -> None:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
