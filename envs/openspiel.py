@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from engine.core import CHANCE, TERMINAL, State
+from engine.core import CHANCE, TERMINAL, Action, State
 from engine.registry import get_game
 from envs.layouts import SUPPORTED, GameSpec, spec
 from envs.pettingzoo import rank_rewards
@@ -191,6 +191,7 @@ class MenagerieState(pyspiel.State):  # type: ignore[misc]  # pyspiel is untyped
     def _apply_action(self, action: int) -> None:
         state, logs = self.held.state, self.held.logs
         actor = state.current_player
+        move: Action | None
         if actor == CHANCE:
             move = self.chance.actions[action]
         else:

@@ -82,3 +82,22 @@ def test_bad_arguments_and_illegal_actions_are_named() -> None:
     illegal = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(IllegalActionError, match=f"action {illegal} .* is not legal now"):
         aec.step(illegal)
+
+
+def test_observations_are_built_once_per_step_and_only_after_reset() -> None:
+    """``observe`` encodes a seat's observation once per step (a second call returns the
+    same arrays), a new step builds a new one, and a seat not to move gets an all-zero
+    mask; stepping or observing before ``reset`` is refused."""
+    aec = env("dziobaki", num_players=2, seed=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        aec.step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        aec.observe("player_0")
+    aec.reset()
+    mover = aec.agent_selection
+    other = next(a for a in aec.possible_agents if a != mover)
+    first = aec.observe(mover)
+    assert aec.observe(mover) is first
+    assert first["action_mask"].any() and not aec.observe(other)["action_mask"].any()
+    aec.step(int(np.flatnonzero(first["action_mask"])[0]))
+    assert aec.observe(mover) is not first

@@ -1,7 +1,7 @@
 """The tensors and action spaces of envs/ (envs.tensors, envs.layouts, envs.manatee): a
-fixed shape for every state, seat and player count; every legal action indexed and back;
-and no hidden information: a state resampled from a seat's view encodes the same for that
-seat."""
+fixed shape for every state, seat and player count, the compiled encoder equal to the
+fields' own; every legal action indexed and back; and no hidden information: a state
+resampled from a seat's view encodes the same for that seat."""
 
 from __future__ import annotations
 
@@ -44,9 +44,11 @@ def _check_playout(game_id: str, num_players: int, options: dict[str, JSON], see
             assert all(space.actions[i] == a for i, a in by_index.items())
             assert np.array_equal(np.flatnonzero(space.mask(legal)), sorted(by_index))
         for viewer in range(num_players):
-            vector = layout.encode(state.observation(viewer), num_players)
+            observation = state.observation(viewer)
+            vector = layout.encode(observation, num_players)
             assert vector.shape == (layout.size,) and vector.dtype == np.float32
             assert np.isfinite(vector).all()
+            assert np.array_equal(vector, layout.encode_slowly(observation, num_players))
         state.apply(by_index[rng.choice(sorted(by_index))])
         checked += 1
     return checked
@@ -148,3 +150,11 @@ def test_describe_prints_every_part_of_the_layout() -> None:
     assert text.splitlines()[0].startswith(f"panorama: observation {spec('panorama').layout.size}")
     assert len(text.splitlines()) == 3 + len(spec("panorama").layout.describe())
     assert main(["chess"]) == 2
+
+
+def test_a_value_outside_the_vocabulary_is_named_by_the_compiled_encoder_too() -> None:
+    game = get_game("panorama")
+    observation = game.new_game(2, None).observation(0)
+    observation["token_face"] = "comet"
+    with pytest.raises(ValueError, match="token_face: 'comet' is not in the layout's vocabulary"):
+        spec("panorama").layout.encode(observation, 2)
