@@ -36,6 +36,8 @@ Vector = npt.NDArray[np.float32]
 
 _ID_CACHE = 100_000
 """At most this many actions in an :class:`ActionSpace`'s identity cache."""
+_LIST_CACHE = 20_000
+"""At most this many legal-action lists in an :class:`ActionSpace`'s list cache."""
 
 EMPTY_TOKENS: tuple[JSON, ...] = ("", None, -1)
 """Values that mean "nothing here" (no tile held, no occupant): a one-hot of all zeros."""
@@ -416,6 +418,7 @@ class ActionSpace:
             raise ValueError("an action space lists an action twice")
         self.size = len(self.actions)
         self._by_id: dict[int, tuple[Action, int]] = {}
+        self._by_list: dict[tuple[int, ...], tuple[list[Action], dict[int, Action]]] = {}
 
     @classmethod
     def from_classes(
@@ -452,9 +455,24 @@ class ActionSpace:
             raise ValueError(f"{action} is not in the action space") from None
 
     def legal(self, state: State) -> dict[int, Action]:
-        """:meth:`DecisionSpace.legal`: the index of each of ``state``'s legal actions."""
+        """:meth:`DecisionSpace.legal`: the index of each of ``state``'s legal actions.
+
+        The engines hand out the same interned action objects, and the same lists of them
+        recur (the free spaces of a board, the trucks of a round), so the map of a list
+        is kept by the identities of its actions and shared: do not change it. The cache
+        holds each list it keys, so no identity in a key is reused while it is cached; it
+        starts over when full."""
+        legal = state.legal_actions()
+        key = tuple(map(id, legal))
+        hit = self._by_list.get(key)
+        if hit is not None:
+            return hit[1]
         fast_index = self.fast_index
-        return {fast_index(a): a for a in state.legal_actions()}
+        by_index = {fast_index(a): a for a in legal}
+        if len(self._by_list) >= _LIST_CACHE:
+            self._by_list.clear()
+        self._by_list[key] = (legal, by_index)
+        return by_index
 
     def label(self, index: int) -> str:
         return str(self.actions[index])
