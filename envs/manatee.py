@@ -143,6 +143,19 @@ class ManateeActions:
                 return DISCARD + hand.index(CARD_INDEX[card])
         raise ValueError(f"{a} has no index in Manatee Sanctuary's decision space")
 
+    def parts(self) -> list[tuple[int, int, str]]:
+        """``(first index, count, meaning)`` of each kind of decision (for ``describe``)."""
+        return [
+            (SPLIT, KEEP - SPLIT, "split: the 5 dealt singletons, then the 10 pairs"),
+            (KEEP, 2, "keep small, large"),
+            (SOLO_PICK, 2, "solo_pick the lower, the higher revealed card"),
+            (POWER_CAP, 2, "power_cap now, later"),
+            (DISCARD, MAX_HAND, "discard hand[slot]"),
+            (ACT, MAX_HAND, "act hand[slot]"),
+            (EXPAND, RETURN - EXPAND, f"expand hand[slot] at anchor 0..{ANCHORS - 1} x rot"),
+            (RETURN, SIZE - RETURN, "return (pink, yellow); the deficit fixes grey"),
+        ]
+
     def label(self, index: int) -> str:
         if not 0 <= index < SIZE:
             raise ValueError(f"action index {index} is outside 0..{SIZE - 1}")

@@ -5,6 +5,7 @@ resampled from a seat's view encodes the same for that seat."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 
@@ -14,6 +15,7 @@ import pytest
 from engine.core import JSON, sample_outcome
 from engine.registry import get_game
 from envs.layouts import HIDDEN_STATE, SUPPORTED, spec
+from envs.manatee import ManateeActions
 from envs.tensors import ActionSpace
 
 PLAYOUTS = 2
@@ -80,6 +82,13 @@ def test_manatee_indexes_every_action_that_random_games_offer() -> None:
     many random games offer, over every player count and variant (solo challenges,
     round bonuses, Scramble): the space is exact, never a mask that leaves one out."""
     game = get_game("manatee_sanctuary")
+    space = spec("manatee_sanctuary").actions
+    assert isinstance(space, ManateeActions)
+    parts = space.parts()
+    assert [o for o, _, _ in parts] == list(itertools.accumulate([0] + [w for _, w, _ in parts]))[
+        :-1
+    ]
+    assert sum(w for _, w, _ in parts) == space.size
     cases = [(n, options) for n in game.player_counts() for options in game.variants(n)]
     checked = 0
     for seed in range(MANATEE_GAMES):
