@@ -75,9 +75,19 @@ def test_openspiel_mcts_plays_panorama() -> None:
     assert moves == 4
 
 
-def test_a_bad_player_count_is_named() -> None:
+def test_bad_parameters_are_named() -> None:
     with pytest.raises(Exception, match="player"):
         pyspiel.load_game("menagerie_panorama", {"players": 7})
+    with pytest.raises(Exception, match="options must be a JSON object"):
+        pyspiel.load_game("menagerie_panorama", {"options": "[1]"})
+    with pytest.raises(Exception, match="no option 'bonus'"):
+        pyspiel.load_game("menagerie_dziobaki", {"options": '{"bonus": 1}'})
+    with pytest.raises(Exception, match="has hidden state: imperfect must stay true"):
+        pyspiel.load_game("menagerie_dziobaki", {"imperfect": False})
+    scramble = pyspiel.load_game(
+        "menagerie_manatee_sanctuary", {"players": 8, "options": '{"scramble": true}'}
+    )
+    assert scramble.new_initial_state().engine_state.options["scramble"] is True
 
 
 def _index_of(state: MenagerieState, action: Action) -> int:
