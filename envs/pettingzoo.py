@@ -137,10 +137,10 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         self._advance()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = self._seat[agent]
-        seen = self._seen.get(seat)
         if not self._started:
             raise RuntimeError("call reset() before observe() or last()")
+        seat = self._seat[agent]
+        seen = self._seen.get(seat)
         if seen is None:
             state = self.game_state
             mask = np.zeros(self.spec.actions.size, dtype=np.int8)
@@ -166,11 +166,15 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             return
         if action is None:
             raise ValueError(f"{agent} is to move: None is only for agents that are done")
-        move = self.legal_by_index().get(int(action))
+        index = int(action)
+        move = self.legal_by_index().get(index)
         if move is None:
+            size = self.spec.actions.size
+            if not 0 <= index < size:
+                raise IllegalActionError(f"{agent}: action {index} is outside 0..{size - 1}")
             raise IllegalActionError(
-                f"{agent}: action {int(action)} ({self.spec.actions.label(int(action))}) is "
-                "not legal now; the observation's action_mask has a 1 at each legal index"
+                f"{agent}: action {index} ({self.spec.actions.label(index)}) is not legal "
+                "now; the observation's action_mask has a 1 at each legal index"
             )
         self._cumulative_rewards[agent] = 0.0
         self.game_state.apply(move)

@@ -475,6 +475,8 @@ class ActionSpace:
         return by_index
 
     def label(self, index: int) -> str:
+        if not 0 <= index < self.size:
+            raise ValueError(f"action index {index} is outside 0..{self.size - 1}")
         return str(self.actions[index])
 
     def mask(self, legal: Iterable[Action]) -> npt.NDArray[np.int8]:

@@ -82,6 +82,8 @@ def test_bad_arguments_and_illegal_actions_are_named() -> None:
     illegal = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(IllegalActionError, match=f"action {illegal} .* is not legal now"):
         aec.step(illegal)
+    with pytest.raises(IllegalActionError, match=r"action -1 is outside 0\.\.\d+"):
+        aec.step(-1)
 
 
 def test_observations_are_built_once_per_step_and_only_after_reset() -> None:
