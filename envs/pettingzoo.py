@@ -8,9 +8,10 @@ actions. Each observation is a dict with ``observation`` (the seat's float32 ten
 move, all 0 otherwise). Nothing is encoded until an observation is asked for
 (``observe``/``last``), and then once per step and seat: a learner that reads only the
 mover's observation pays for one tensor per step, and the legal actions are indexed once
-per step for both the mask and ``step``. Rewards arrive when the game ends, from the final ranks
-(``reward="rank"``: +1 for the best, -1 for the worst, linear between, ties shared) or
-the final scores (``reward="score"``).
+per step for both the mask and ``step``; Panorama's tensor is written straight from the
+state's fields (:mod:`envs.direct`, equal to the observation's encoding). Rewards arrive
+when the game ends, from the final ranks (``reward="rank"``: +1 for the best, -1 for the
+worst, linear between, ties shared) or the final scores (``reward="score"``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pettingzoo import AECEnv
 
 from engine.core import JSON, Action, IllegalActionError, Result, State, sample_outcome
 from engine.registry import get_game
+from envs.direct import ENCODERS, Direct
 from envs.layouts import spec
 
 RewardKind = Literal["rank", "score"]
@@ -111,6 +113,9 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         """The legal actions by index of this step (None: not indexed yet)."""
         self._seen: dict[int, dict[str, Any]] = {}
         """This step's observations by seat, built when first asked for."""
+        direct = ENCODERS.get(game)
+        self._direct: Direct | None = direct(self.spec.layout, num_players) if direct else None
+        """The game's encoder from the state's fields (:mod:`envs.direct`), if it has one."""
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_spaces[agent]
@@ -146,7 +151,10 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             mask = np.zeros(self.spec.actions.size, dtype=np.int8)
             if state.current_player == seat:
                 mask[list(self.legal_by_index())] = 1
-            vector = self.spec.layout.encode(state.observation(seat), self.num_players)
+            if self._direct is not None:
+                vector = self._direct(state, seat)
+            else:
+                vector = self.spec.layout.encode(state.observation(seat), self.num_players)
             seen = {"observation": vector, "action_mask": mask}
             self._seen[seat] = seen
         return seen

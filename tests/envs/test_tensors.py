@@ -1,7 +1,8 @@
 """The tensors and action spaces of envs/ (envs.tensors, envs.layouts, envs.manatee): a
-fixed shape for every state, seat and player count, the compiled encoder equal to the
-fields' own; every legal action indexed and back; and no hidden information: a state
-resampled from a seat's view encodes the same for that seat."""
+fixed shape for every state, seat and player count, the compiled encoder and the encoders
+from a state's fields (envs.direct) equal to the fields' own; every legal action indexed
+and back; and no hidden information: a state resampled from a seat's view encodes the
+same for that seat."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from engine.core import JSON, sample_outcome
 from engine.registry import get_game
+from envs.direct import ENCODERS
 from envs.layouts import HIDDEN_STATE, SUPPORTED, spec
 from envs.manatee import ManateeActions
 from envs.tensors import ActionSpace
@@ -28,6 +30,7 @@ def _check_playout(game_id: str, num_players: int, options: dict[str, JSON], see
     shape. Returns the decisions checked."""
     game, game_spec = get_game(game_id), spec(game_id)
     space, chance, layout = game_spec.actions, game_spec.chance, game_spec.layout
+    direct = ENCODERS[game_id](layout, num_players) if game_id in ENCODERS else None
     rng = random.Random(seed)
     state = game.new_game(num_players, options)
     checked = 0
@@ -54,6 +57,8 @@ def _check_playout(game_id: str, num_players: int, options: dict[str, JSON], see
             assert vector.shape == (layout.size,) and vector.dtype == np.float32
             assert np.isfinite(vector).all()
             assert np.array_equal(vector, layout.encode_slowly(observation, num_players))
+            if direct is not None:
+                assert np.array_equal(vector, direct(state, viewer)), "envs.direct differs"
         state.apply(by_index[rng.choice(sorted(by_index))])
         checked += 1
     return checked
