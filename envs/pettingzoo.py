@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
@@ -28,6 +29,9 @@ from engine.core import JSON, Action, IllegalActionError, Result, State, sample_
 from engine.registry import get_game
 from envs.direct import ENCODERS, Direct
 from envs.layouts import spec
+
+MASK_CACHE = 10_000
+"""At most this many masks kept by legal map."""
 
 RewardKind = Literal["rank", "score"]
 REWARD_KINDS: tuple[str, ...] = ("rank", "score")
@@ -113,6 +117,8 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         """The legal actions by index of this step (None: not indexed yet)."""
         self._seen: dict[int, dict[str, Any]] = {}
         """This step's observations by seat, built when first asked for."""
+        self._masks: dict[int, tuple[dict[int, Action], npt.NDArray[np.int8]]] = {}
+        """Masks by legal map (the spaces hand out the same map for a recurring list)."""
         direct = ENCODERS.get(game)
         self._direct: Direct | None = direct(self.spec.layout, num_players) if direct else None
         """The game's encoder from the state's fields (:mod:`envs.direct`), if it has one."""
@@ -148,9 +154,10 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         seen = self._seen.get(seat)
         if seen is None:
             state = self.game_state
-            mask = np.zeros(self.spec.actions.size, dtype=np.int8)
             if state.current_player == seat:
-                mask[list(self.legal_by_index())] = 1
+                mask = self._mask(self.legal_by_index())
+            else:
+                mask = np.zeros(self.spec.actions.size, dtype=np.int8)
             if self._direct is not None:
                 vector = self._direct(state, seat)
             else:
@@ -158,6 +165,18 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             seen = {"observation": vector, "action_mask": mask}
             self._seen[seat] = seen
         return seen
+
+    def _mask(self, legal: dict[int, Action]) -> npt.NDArray[np.int8]:
+        """The mask of ``legal`` (a copy of the one kept for a recurring legal map)."""
+        hit = self._masks.get(id(legal))
+        if hit is not None and hit[0] is legal:
+            return hit[1].copy()
+        mask = np.zeros(self.spec.actions.size, dtype=np.int8)
+        mask[list(legal)] = 1
+        if len(self._masks) >= MASK_CACHE:
+            self._masks.clear()
+        self._masks[id(legal)] = (legal, mask)
+        return mask.copy()
 
     def legal_by_index(self) -> dict[int, Action]:
         """The mover's legal actions by index (indexed once per step)."""
@@ -186,18 +205,18 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             )
         self._cumulative_rewards[agent] = 0.0
         self.game_state.apply(move)
-        self._advance()
-        self._accumulate_rewards()
+        if self._advance():  # rewards only come at the end: nothing to add before
+            self._accumulate_rewards()
 
-    def _advance(self) -> None:
-        """Resolve chance nodes, then point at the seat to move or end the game."""
+    def _advance(self) -> bool:
+        """Resolve chance nodes, then point at the seat to move or end the game (True)."""
         state = self.game_state
         while state.is_chance_node():
             state.apply(sample_outcome(state.chance_outcomes(), self._rng))
         self._legal = None
         self._seen = {}
-        self.rewards = dict.fromkeys(self.agents, 0.0)
         if state.is_terminal():
+            self.rewards = dict.fromkeys(self.agents, 0.0)
             result = state.result()
             values = rank_rewards(result) if self.reward_kind == "rank" else result.scores
             for agent in self.agents:
@@ -207,8 +226,9 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             # the seat that moved last goes first through the dead steps
             if self.agent_selection not in self.agents:
                 self.agent_selection = self.agents[0]
-        else:
-            self.agent_selection = self.possible_agents[state.current_player]
+            return True
+        self.agent_selection = self.possible_agents[state.current_player]
+        return False
 
     def render(self) -> str | None:
         if self.render_mode is None:
