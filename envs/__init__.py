@@ -4,6 +4,8 @@
   compiled once per layout) and action index space; :mod:`envs.layouts`: each game's layout
   and spaces (``python -m envs.describe GAME`` prints one); :mod:`envs.manatee`: Manatee
   Sanctuary's factored decision space (hand slots, placements by anchor);
+  :mod:`envs.direct`: tensors written from a state's fields (Panorama), equal to the
+  observation's encoding;
 - :mod:`envs.pettingzoo`: PettingZoo AEC environments; :mod:`envs.openspiel`: OpenSpiel
   Python games (``menagerie_<game>``);
 - :mod:`envs.reinforce` and :mod:`envs.policy_bot`: a policy trained by self-play and
