@@ -14,6 +14,6 @@
 
 Everything reads the engines through their public contract (observations, legal actions,
 chance outcomes, action classes, resample) and, where an index is relative to the seat
-(Manatee's hand slots), the documented public fields of the seat to move; never a state's
-private fields.
+(Manatee's hand slots) or a tensor is written from the state (:mod:`envs.direct`), the
+state's documented public fields; never its private ones.
 """
