@@ -6,8 +6,8 @@ already carries, or a history whose order a flat vector does not keep). Vocabula
 value domains come from the games' own data and action modules, so a new tile or card
 shows up here without an edit. ``python -m envs.describe <game>`` prints a layout.
 
-Manatee Sanctuary's decision space is factored and relative to the seat (hand slots, an
-exact window of cells around the start tile): :mod:`envs.manatee`.
+Manatee Sanctuary's decision space is factored and relative to the seat (hand slots,
+placements by the card they are tucked under): :mod:`envs.manatee`.
 """
 
 from __future__ import annotations
