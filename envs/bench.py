@@ -6,10 +6,12 @@
   legal action applied), with the mover's JSON observation read at each decision, which
   is what a bot of the platform receives;
 - ``env``: decisions/s of random playouts through :func:`envs.pettingzoo.env` (``last()``
-  then ``step``), which adds the tensor, the mask and PettingZoo's bookkeeping;
+  then ``step``, a random index of the mask's ones), which adds the tensor (encoded from
+  the same JSON observation, or from the state's fields where :mod:`envs.direct` has an
+  encoder), the mask and PettingZoo's bookkeeping;
 - ``ratio``: env / engine (the goal is at least 0.7);
-- ``encode_us``: microseconds per :meth:`Layout.encode` of one observation (the median of
-  repeated timings over the observations of one playout).
+- ``encode_us``: microseconds per :meth:`Layout.encode` of one JSON observation (the
+  median of repeated timings over the observations of one playout).
 
 Times are the process's CPU time (``time.process_time``), so that other work on a busy
 machine does not count. Numbers only: it asserts nothing (performance goals live in

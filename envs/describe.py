@@ -1,11 +1,13 @@
 """``python -m envs.describe <game>``: a game's tensor layout, field by field (offset,
-width, name, meaning), its action and chance space sizes and what the layout leaves out."""
+width, name, meaning), its action and chance space sizes and what the layout leaves out
+(and, for Manatee Sanctuary, its decision space part by part)."""
 
 from __future__ import annotations
 
 import sys
 
 from envs.layouts import SUPPORTED, spec
+from envs.manatee import ManateeActions
 
 
 def describe(game_id: str) -> str:
@@ -17,6 +19,9 @@ def describe(game_id: str) -> str:
     ]
     lines += [f"{o:7d} {w:5d}  {n}: {d}" for o, w, n, d in game_spec.layout.describe()]
     lines.append(f"not encoded: {game_spec.left_out}")
+    if isinstance(game_spec.actions, ManateeActions):
+        lines.append("actions (relative to the seat, envs/manatee.py):")
+        lines += [f"{o:7d} {w:5d}  {d}" for o, w, d in game_spec.actions.parts()]
     return "\n".join(lines)
 
 

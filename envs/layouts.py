@@ -6,8 +6,8 @@ already carries, or a history whose order a flat vector does not keep). Vocabula
 value domains come from the games' own data and action modules, so a new tile or card
 shows up here without an edit. ``python -m envs.describe <game>`` prints a layout.
 
-Manatee Sanctuary has no spec yet: its ``expand`` decision (card x cell x rotation, on a
-board that grows without a fixed bound) has no small fixed index space.
+Manatee Sanctuary's decision space is factored and relative to the seat (hand slots,
+placements by the card they are tucked under): :mod:`envs.manatee`.
 """
 
 from __future__ import annotations
@@ -21,13 +21,18 @@ from engine.carson_city_zoo import data as ccz
 from engine.core import Action
 from engine.dziobaki import actions as dz_actions
 from engine.dziobaki import data as dz
+from engine.manatee_sanctuary import actions as ms_actions
+from engine.manatee_sanctuary import data as ms
+from engine.manatee_sanctuary import steps as ms_steps
 from engine.panorama import actions as pn_actions
 from engine.panorama import data as pn
 from engine.registry import get_game
 from engine.zooloretto_mini import actions as zm_actions
 from engine.zooloretto_mini import data as zm
+from envs.manatee import MAX_PLACED, Card, Cards, ManateeActions, Placed
 from envs.tensors import (
     ActionSpace,
+    DecisionSpace,
     Field,
     Layout,
     Number,
@@ -39,8 +44,9 @@ from envs.tensors import (
     Tokens,
 )
 
-HIDDEN_STATE: tuple[str, ...] = ("carson_city_zoo", "dziobaki")
-"""Games with hidden state: Carson City Zoo's face-down cards, Dziobaki's commitments."""
+HIDDEN_STATE: tuple[str, ...] = ("carson_city_zoo", "dziobaki", "manatee_sanctuary")
+"""Games with hidden state: Carson City Zoo's face-down cards, Dziobaki's commitments,
+Manatee Sanctuary's hands and draft commitments."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +55,9 @@ class GameSpec:
 
     game_id: str
     layout: Layout
-    actions: ActionSpace
-    """Every decision a seat can be offered."""
+    actions: DecisionSpace
+    """Every decision a seat can be offered (an :class:`ActionSpace`, or a space relative
+    to the state: :class:`envs.manatee.ManateeActions`)."""
     chance: ActionSpace
     """Every chance outcome (OpenSpiel numbers chance outcomes apart from decisions)."""
     hidden: bool
@@ -330,6 +337,112 @@ def _panorama() -> GameSpec:
     )
 
 
+def _manatee_sanctuary() -> GameSpec:
+    n = get_game("manatee_sanctuary").max_players
+    bag = ms.BAG_SCRAMBLE
+    player = Record(
+        None,
+        "",
+        (
+            Number("food", "food / 10", 10),
+            Number("flowers", "completed flowers / 10", 10),
+            Number("flowers_red", "red flowers / 10", 10),
+            Number("flowers_green", "green flowers / 10", 10),
+            Number("flowers_purple", "purple flowers / 10", 10),
+            Number("housed_grey", "housed grey manatees / 10", 10),
+            Number("housed_pink", "housed pink manatees / 10", 10),
+            Number("housed_yellow", "housed yellow manatees / 10", 10),
+            Number("capacity", "habitat spaces / 10", 10),
+            Number("usage", "spaces in use / 10", 10),
+            Number("hand_size", "cards in hand / 8", 8),
+            Number("dealt_count", "cards dealt this draft / 5", 5),
+            Number("committed", "1 once it committed in this draft step"),
+            Number("split_size", "its small stack's size / 2 (-1/2 before the split)", 2),
+            OneHot("kept", "the stack it kept", ("small", "large")),
+            Cards("action_pile", "cards used for their top half"),
+            Rows("sanctuary", "placed cards, in order", MAX_PLACED, Placed(None, "")),
+            Cards("known_cards", "its cards the observer knows"),
+        ),
+    )
+    fields: list[Field] = [
+        Number("round", "round / 3", 3),
+        OneHot("phase", "the phase", _unique(ms_steps.PHASE_OF_STEP)),
+        OneHot("step", "the step due next", ms_steps.STEP_NAMES),
+        OneHot("direction", "the draft's passing direction", ("left", "right")),
+        Seat("current_player", "the seat to move", n),
+        Seat("turn", "the turn pointer of the expand-or-act phase", n),
+        OneHot("mode", "the mode", ("standard", "solo", "scramble")),
+        Number("deck_size", "cards in the deck / 180", 180),
+        Record(
+            "bag",
+            "manatees in the bag",
+            (
+                Number("grey", f"/ {bag[0]}", bag[0]),
+                Number("pink", f"/ {bag[1]}", bag[1]),
+                Number("yellow", f"/ {bag[2]}", bag[2]),
+            ),
+        ),
+        Rows(
+            "round_bonuses",
+            "the round-bonus cards drawn",
+            3,
+            Record(
+                None,
+                "",
+                (Number("round", "its round / 3", 3), OneHot("card", "the card", ms.BONUS_IDS)),
+            ),
+        ),
+        Seat("deal_seat", "the seat the next card is dealt to", n),
+        OneHot("solo_challenge", "the solo challenge (0: none)", tuple(range(9))),
+        Number("solo_token", "the solo token / 20", 20),
+        Cards("solo_offer", "the revealed cards of the solo draft"),
+        Cards("solo_discards", "cards out of the game face up"),
+        Number("power_cap_used", "1 once Power Cap was used"),
+        Number("challenge_lost", "1 once Manatee Saver is lost"),
+        Record(
+            "resolving",
+            "the act being resolved",
+            (
+                Seat("seat", "its seat", n),
+                Card("card", "its card"),
+                Number("draws_left", "draws left / 10", 10),
+                Number("new_grey", "new grey manatees / 10", 10),
+                Number("new_pink", "new pink manatees / 10", 10),
+                Number("new_yellow", "new yellow manatees / 10", 10),
+                Number("harvest_icons", "harvest icons to resolve / 3", 3),
+            ),
+        ),
+        OneHot("return_kind", "what a pending return frees", ("space", "food")),
+        Number("return_deficit", "what it must cover / 10", 10),
+        Seats("players", "each seat, the observer first", n, player),
+        Seats("scores", "provisional totals / 10", n, Number(None, "score / 10", 10)),
+        Cards("hand", "the observer's hand"),
+        Cards("dealt", "the observer's dealt cards"),
+        Cards("my_split", "the observer's small stack"),
+        Cards("received_small", "the small stack received"),
+        Cards("received_large", "the large stack received"),
+        OneHot("my_keep", "the observer's keep", ("small", "large")),
+    ]
+    chance_domains = {
+        ("round_bonus", "round"): (1, 2, 3),
+        ("round_bonus", "card"): ms.BONUS_IDS,
+        ("deal", "seat"): range(n),
+        ("deal", "card"): ms.CARD_ID,
+        ("solo_draw", "card"): ms.CARD_ID,
+    }
+    chance = (ms_actions.RoundBonus, ms_actions.Deal, ms_actions.SoloDraw, ms_actions.BagDraw)
+    return GameSpec(
+        "manatee_sanctuary",
+        Layout(fields),
+        ManateeActions(),
+        ActionSpace.from_classes(chance, chance_domains),
+        True,
+        "you; players[].seat (the rotation), score and breakdown (scores carries the total); "
+        "the ids of placed cards (what they show is encoded); card editions (Mnn counts as "
+        "Snn); the order of the action pile",
+    )
+
+
 def _spec(
     game_id: str,
     fields: list[Field],
@@ -353,6 +466,7 @@ _BUILDERS = {
     "carson_city_zoo": _carson_city_zoo,
     "dziobaki": _dziobaki,
     "panorama": _panorama,
+    "manatee_sanctuary": _manatee_sanctuary,
 }
 
 SUPPORTED: tuple[str, ...] = tuple(_BUILDERS)

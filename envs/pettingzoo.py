@@ -5,9 +5,13 @@ resolves them itself with its own ``random.Random``, seeded by ``reset(seed=...)
 the ``seed`` given to :func:`env`), so a seed fixes the whole game given the agents'
 actions. Each observation is a dict with ``observation`` (the seat's float32 tensor,
 :mod:`envs.tensors`) and ``action_mask`` (1 for the seat's legal actions when it is to
-move, all 0 otherwise). Rewards arrive when the game ends, from the final ranks
-(``reward="rank"``: +1 for the best, -1 for the worst, linear between, ties shared) or
-the final scores (``reward="score"``).
+move, all 0 otherwise). Nothing is encoded until an observation is asked for
+(``observe``/``last``), and then once per step and seat: a learner that reads only the
+mover's observation pays for one tensor per step, and the legal actions are indexed once
+per step for both the mask and ``step``; Panorama's tensor is written straight from the
+state's fields (:mod:`envs.direct`, equal to the observation's encoding). Rewards arrive
+when the game ends, from the final ranks (``reward="rank"``: +1 for the best, -1 for the
+worst, linear between, ties shared) or the final scores (``reward="score"``).
 """
 
 from __future__ import annotations
@@ -17,13 +21,17 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from engine.core import JSON, Result, State, sample_outcome
+from engine.core import JSON, Action, IllegalActionError, Result, State, sample_outcome
 from engine.registry import get_game
+from envs.direct import ENCODERS, Direct
 from envs.layouts import spec
+
+MASK_CACHE = 10_000
+"""At most this many masks kept by legal map."""
 
 RewardKind = Literal["rank", "score"]
 REWARD_KINDS: tuple[str, ...] = ("rank", "score")
@@ -37,10 +45,12 @@ def env(
     reward: RewardKind = "rank",
     render_mode: str | None = None,
 ) -> AECEnv:
-    """The AEC environment of ``game``, wrapped in PettingZoo's usual checks (an illegal
-    or out-of-range action raises instead of being applied)."""
-    raw = MenagerieEnv(game, num_players, options, seed, reward, render_mode)
-    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw))
+    """The AEC environment of ``game``. It makes PettingZoo's usual checks itself (an
+    illegal or out-of-range action raises instead of being applied; stepping or observing
+    before ``reset`` raises) rather than through PettingZoo's ``OrderEnforcingWrapper``
+    and ``AssertOutOfBoundsWrapper``, whose attribute forwarding cost more per step than
+    the rest of the environment's bookkeeping."""
+    return MenagerieEnv(game, num_players, options, seed, reward, render_mode)
 
 
 def rank_rewards(result: Result) -> list[float]:
@@ -101,6 +111,17 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         self._rng = random.Random(seed)
         self.game_state: State = self.game.new_game(num_players, self.options)
         self.agent_selection: str = self.possible_agents[0]
+        self._started = False
+        """Whether ``reset`` was called (stepping or observing before it raises)."""
+        self._legal: dict[int, Action] | None = None
+        """The legal actions by index of this step (None: not indexed yet)."""
+        self._seen: dict[int, dict[str, Any]] = {}
+        """This step's observations by seat, built when first asked for."""
+        self._masks: dict[int, tuple[dict[int, Action], npt.NDArray[np.int8]]] = {}
+        """Masks by legal map (the spaces hand out the same map for a recurring list)."""
+        direct = ENCODERS.get(game)
+        self._direct: Direct | None = direct(self.spec.layout, num_players) if direct else None
+        """The game's encoder from the state's fields (:mod:`envs.direct`), if it has one."""
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_spaces[agent]
@@ -117,6 +138,7 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         elif self._seed is not None:
             self._rng = random.Random(self._seed)
         self.game_state = self.game.new_game(self.num_players, self.options)
+        self._started = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -126,34 +148,75 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         self._advance()
 
     def observe(self, agent: str) -> dict[str, Any]:
+        if not self._started:
+            raise RuntimeError("call reset() before observe() or last()")
         seat = self._seat[agent]
-        state = self.game_state
-        mask_from = state.legal_actions() if state.current_player == seat else ()
-        return {
-            "observation": self.spec.layout.encode(state.observation(seat), self.num_players),
-            "action_mask": self.spec.actions.mask(mask_from),
-        }
+        seen = self._seen.get(seat)
+        if seen is None:
+            state = self.game_state
+            if state.current_player == seat:
+                mask = self._mask(self.legal_by_index())
+            else:
+                mask = np.zeros(self.spec.actions.size, dtype=np.int8)
+            if self._direct is not None:
+                vector = self._direct(state, seat)
+            else:
+                vector = self.spec.layout.encode(state.observation(seat), self.num_players)
+            seen = {"observation": vector, "action_mask": mask}
+            self._seen[seat] = seen
+        return seen
+
+    def _mask(self, legal: dict[int, Action]) -> npt.NDArray[np.int8]:
+        """The mask of ``legal`` (a copy of the one kept for a recurring legal map)."""
+        hit = self._masks.get(id(legal))
+        if hit is not None and hit[0] is legal:
+            return hit[1].copy()
+        mask = np.zeros(self.spec.actions.size, dtype=np.int8)
+        mask[list(legal)] = 1
+        if len(self._masks) >= MASK_CACHE:
+            self._masks.clear()
+        self._masks[id(legal)] = (legal, mask)
+        return mask.copy()
+
+    def legal_by_index(self) -> dict[int, Action]:
+        """The mover's legal actions by index (indexed once per step)."""
+        if self._legal is None:
+            self._legal = self.spec.actions.legal(self.game_state)
+        return self._legal
 
     def step(self, action: int | None) -> None:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
             raise ValueError(f"{agent} is to move: None is only for agents that are done")
-        move = self.spec.actions.actions[int(action)]
+        index = int(action)
+        move = self.legal_by_index().get(index)
+        if move is None:
+            size = self.spec.actions.size
+            if not 0 <= index < size:
+                raise IllegalActionError(f"{agent}: action {index} is outside 0..{size - 1}")
+            raise IllegalActionError(
+                f"{agent}: action {index} ({self.spec.actions.label(index)}) is not legal "
+                "now; the observation's action_mask has a 1 at each legal index"
+            )
         self._cumulative_rewards[agent] = 0.0
-        self.game_state.apply(move)  # IllegalActionError (a ValueError) names a bad move
-        self._advance()
-        self._accumulate_rewards()
+        self.game_state.apply(move)
+        if self._advance():  # rewards only come at the end: nothing to add before
+            self._accumulate_rewards()
 
-    def _advance(self) -> None:
-        """Resolve chance nodes, then point at the seat to move or end the game."""
+    def _advance(self) -> bool:
+        """Resolve chance nodes, then point at the seat to move or end the game (True)."""
         state = self.game_state
         while state.is_chance_node():
             state.apply(sample_outcome(state.chance_outcomes(), self._rng))
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._legal = None
+        self._seen = {}
         if state.is_terminal():
+            self.rewards = dict.fromkeys(self.agents, 0.0)
             result = state.result()
             values = rank_rewards(result) if self.reward_kind == "rank" else result.scores
             for agent in self.agents:
@@ -163,8 +226,9 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             # the seat that moved last goes first through the dead steps
             if self.agent_selection not in self.agents:
                 self.agent_selection = self.agents[0]
-        else:
-            self.agent_selection = self.possible_agents[state.current_player]
+            return True
+        self.agent_selection = self.possible_agents[state.current_player]
+        return False
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -27,6 +27,7 @@ from engine.core import Action, State, sample_outcome
 from engine.registry import get_game
 from envs.layouts import spec
 from envs.pettingzoo import RewardKind, env
+from envs.tensors import ActionSpace
 
 SCORE_SCALE = 10.0
 """Score rewards are divided by this (points differences of tens)."""
@@ -122,9 +123,12 @@ def train(
 def choose_index(policy: LinearPolicy, observation: dict[str, object], legal: list[Action]) -> int:
     """The index in ``legal`` of the policy's choice for this observation."""
     game_spec = spec(policy.game_id)
+    space = game_spec.actions
+    if not isinstance(space, ActionSpace):
+        raise ValueError(f"{policy.game_id}: a linear policy needs a game with a flat action list")
     num_players = len(observation["scores"])  # type: ignore[arg-type]
     x = game_spec.layout.encode(observation, num_players)
-    choice = game_spec.actions.actions[policy.best(x, game_spec.actions.mask(legal))]
+    choice = space.actions[policy.best(x, space.mask(legal))]
     return legal.index(choice)
 
 

@@ -23,19 +23,21 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.core import JSON, Action
+from engine.core import JSON, Action, State
 
 Vector = npt.NDArray[np.float32]
 
 _ID_CACHE = 100_000
 """At most this many actions in an :class:`ActionSpace`'s identity cache."""
+_LIST_CACHE = 20_000
+"""At most this many legal-action lists in an :class:`ActionSpace`'s list cache."""
 
 EMPTY_TOKENS: tuple[JSON, ...] = ("", None, -1)
 """Values that mean "nothing here" (no tile held, no occupant): a one-hot of all zeros."""
@@ -92,6 +94,52 @@ class Field:
         """``(name, width, doc)`` of each named part, in vector order (for ``describe``)."""
         return [(self.key or "", self.width, self.doc)]
 
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        """Append to ``gen`` the code of :meth:`write` for the value held by the Python
+        expression ``value`` at offset expression ``at`` (see :class:`Gen`). By default a
+        call of :meth:`write`; the common fields inline their own."""
+        me = gen.constant(self)
+        gen.needs_context = True
+        gen.line(f"{me}.write({value}, ctx, out, {at})")
+
+
+class Gen:
+    """The source of one function that encodes a whole observation, generated from a
+    layout's fields (:meth:`Layout.compile`): the same steps as the fields' ``write``
+    methods with the offsets folded into constants and no call per field, several times
+    faster. The interpreted ``write`` path stays the reference: it runs when the compiled
+    one meets a value it cannot encode, to raise the error that names the field."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 1
+        self.constants: dict[str, Any] = {}
+        self.count = 0
+        self.needs_context = False
+        """Whether a field calls its ``write`` (which takes a :class:`Context`)."""
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def name(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def constant(self, value: Any) -> str:
+        name = self.name("k")
+        self.constants[name] = value
+        return name
+
+    def local(self, value: str) -> str:
+        """A fresh local holding ``value`` (evaluated once)."""
+        name = self.name("v")
+        self.line(f"{name} = {value}")
+        return name
+
+
+def _plus(at: str, offset: int) -> str:
+    return at if offset == 0 else f"{at} + {offset}"
+
 
 def _read(field: Field, container: JSON) -> JSON:
     return container if field.key is None else container[field.key]
@@ -107,6 +155,12 @@ class Number(Field):
         if value:
             out.spots.append(at)
             out.values.append(float(value) / self.scale)
+
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        v = gen.local(value)
+        gen.line(f"if {v}:")
+        gen.line(f"    spots.append({at})")
+        gen.line(f"    values.append({v} / {float(self.scale)!r})")
 
 
 class OneHot(Field):
@@ -125,6 +179,15 @@ class OneHot(Field):
                 return
             raise ValueError(f"{self.key}: {value!r} is not in the layout's vocabulary")
         out.ones.append(at + i)
+
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        index, empty = gen.constant(self.index), gen.constant(EMPTY_TOKENS)
+        v = gen.local(value)
+        i = gen.local(f"{index}.get({v})")
+        gen.line(f"if {i} is not None:")
+        gen.line(f"    ones.append({_plus(at, 0)} + {i})")
+        gen.line(f"elif {v} not in {empty}:")
+        gen.line("    raise KeyError")
 
 
 class Tokens(OneHot):
@@ -148,6 +211,14 @@ class Tokens(OneHot):
             token = exc.args[0]
             raise ValueError(f"{self.key}: {token!r} is not in the layout's vocabulary") from None
 
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        index, token = gen.constant(self.index), gen.name("t")
+        base = gen.local(at)
+        gen.line(f"for {token} in {value}:")  # a loop: lists are short, often empty
+        if self.item_key is not None:
+            gen.line(f"    {token} = {token}[{self.item_key!r}]")
+        gen.line(f"    ones.append({base} + {index}[{token}])")
+
 
 class Seat(Field):
     """A seat number as a one-hot of its position relative to the observer (``seats``
@@ -161,6 +232,11 @@ class Seat(Field):
         if value >= 0:
             out.ones.append(at + (value - ctx.seat) % ctx.num_players)
 
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        v = gen.local(value)
+        gen.line(f"if {v} >= 0:")
+        gen.line(f"    ones.append({at} + ({v} - seat) % players)")
+
 
 class Record(Field):
     """A JSON object: its ``fields`` one after another."""
@@ -173,6 +249,13 @@ class Record(Field):
         for f in self.fields:
             f.write(value if f.key is None else value[f.key], ctx, out, at)
             at += f.width
+
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        v = gen.local(value)
+        offset = 0
+        for f in self.fields:
+            f.emit(gen, v if f.key is None else f"{v}[{f.key!r}]", _plus(at, offset))
+            offset += f.width
 
     def parts(self) -> list[tuple[str, int, str]]:
         prefix = f"{self.key}." if self.key else ""
@@ -193,6 +276,16 @@ class Rows(Field):
         for i, entry in enumerate(value):
             self.item.write(entry, ctx, out, at + i * width)
 
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        v, i, entry = gen.local(value), gen.name("i"), gen.name("e")
+        gen.line(f"if len({v}) > {self.count}:")
+        gen.line("    raise KeyError")
+        gen.line(f"for {i}, {entry} in enumerate({v}):")
+        gen.depth += 1
+        base = gen.local(f"{at} + {i} * {self.item.width}")
+        self.item.emit(gen, entry, base)
+        gen.depth -= 1
+
     def parts(self) -> list[tuple[str, int, str]]:
         return [
             (f"{self.key}[{i}].{n}".rstrip("."), w, d or self.doc)
@@ -211,6 +304,14 @@ class Seats(Rows):
             rel = (seat - ctx.seat) % ctx.num_players
             self.item.write(entry, ctx, out, at + rel * width)
 
+    def emit(self, gen: Gen, value: str, at: str) -> None:
+        v, j, entry = gen.local(value), gen.name("j"), gen.name("e")
+        gen.line(f"for {j}, {entry} in enumerate({v}):")
+        gen.depth += 1
+        base = gen.local(f"{at} + (({j} - seat) % players) * {self.item.width}")
+        self.item.emit(gen, entry, base)
+        gen.depth -= 1
+
     def parts(self) -> list[tuple[str, int, str]]:
         return [(n.replace("[", "[+", 1), w, d) for n, w, d in super().parts()]
 
@@ -222,9 +323,42 @@ class Layout:
         self.fields = tuple(fields)
         self.size = sum(f.width for f in self.fields)
         """The vector's length (the same for every state, seat and player count)."""
+        self._compiled: Callable[[Mapping[str, JSON], int, Sink], None] | None = None
 
     def encode(self, observation: Mapping[str, JSON], num_players: int) -> Vector:
-        """``observation`` (a seat's, with ``you``) as a float32 vector of :attr:`size`."""
+        """``observation`` (a seat's, with ``you``) as a float32 vector of :attr:`size`:
+        by the compiled encoder (:meth:`compile`); a value it cannot encode goes through
+        the fields' own ``write`` instead, which raises the error naming the field."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = self.compile()
+        out = Sink()
+        try:
+            compiled(observation, num_players, out)
+        except (KeyError, IndexError, TypeError):
+            return self.encode_slowly(observation, num_players)
+        return out.vector(self.size)
+
+    def compile(self) -> Callable[[Mapping[str, JSON], int, Sink], None]:
+        """The fields' code as one generated function ``(observation, num_players, sink)``
+        (see :class:`Gen`)."""
+        gen = Gen()
+        gen.line("seat = int(observation['you'])")
+        gen.line("ones, spots, values = out.ones, out.spots, out.values")
+        at = 0
+        for f in self.fields:
+            f.emit(gen, "observation" if f.key is None else f"observation[{f.key!r}]", str(at))
+            at += f.width
+        if gen.needs_context:
+            gen.lines.insert(1, "    ctx = Context(seat, players)")
+        source = "def encode(observation, players, out):\n" + "\n".join(gen.lines) + "\n"
+        namespace: dict[str, Any] = {"Context": Context, **gen.constants}
+        exec(compile(source, "<envs.tensors.Layout>", "exec"), namespace)
+        return typing.cast(Callable[[Mapping[str, JSON], int, Sink], None], namespace["encode"])
+
+    def encode_slowly(self, observation: Mapping[str, JSON], num_players: int) -> Vector:
+        """:meth:`encode` by the fields' ``write`` methods (the reference the compiled
+        encoder must equal; it names the field of a value it cannot encode)."""
         out = Sink()
         ctx = Context(int(observation["you"]), num_players)
         at = 0
@@ -249,6 +383,26 @@ class Layout:
 # ---------------------------------------------------------------------------
 
 
+class DecisionSpace(Protocol):
+    """What the environments need of a game's decision space: its size, the indices of a
+    state's legal actions (the mask, and the way back from an index to an action) and a
+    text for any index. :class:`ActionSpace` lists every action once; a space whose
+    indices are relative to the state (Manatee Sanctuary's hand slots and board window,
+    :mod:`envs.manatee`) maps them through the state it is given."""
+
+    size: int
+    """Indices are ``0..size-1`` whatever the state."""
+
+    def legal(self, state: State) -> dict[int, Action]:
+        """Index -> action for every legal action of ``state`` (in its canonical order);
+        ValueError if one has no index (a space that misses an action is a bug)."""
+        ...
+
+    def label(self, index: int) -> str:
+        """What index ``index`` means, as text (for any index, legal or not)."""
+        ...
+
+
 class ActionSpace:
     """Every decision a game can offer, each with a fixed index (``0..size-1``).
 
@@ -264,6 +418,7 @@ class ActionSpace:
             raise ValueError("an action space lists an action twice")
         self.size = len(self.actions)
         self._by_id: dict[int, tuple[Action, int]] = {}
+        self._by_list: dict[tuple[int, ...], tuple[list[Action], dict[int, Action]]] = {}
 
     @classmethod
     def from_classes(
@@ -298,6 +453,31 @@ class ActionSpace:
             return self.index[action]
         except KeyError:
             raise ValueError(f"{action} is not in the action space") from None
+
+    def legal(self, state: State) -> dict[int, Action]:
+        """:meth:`DecisionSpace.legal`: the index of each of ``state``'s legal actions.
+
+        The engines hand out the same interned action objects, and the same lists of them
+        recur (the free spaces of a board, the trucks of a round), so the map of a list
+        is kept by the identities of its actions and shared: do not change it. The cache
+        holds each list it keys, so no identity in a key is reused while it is cached; it
+        starts over when full."""
+        legal = state.legal_actions()
+        key = tuple(map(id, legal))
+        hit = self._by_list.get(key)
+        if hit is not None:
+            return hit[1]
+        fast_index = self.fast_index
+        by_index = {fast_index(a): a for a in legal}
+        if len(self._by_list) >= _LIST_CACHE:
+            self._by_list.clear()
+        self._by_list[key] = (legal, by_index)
+        return by_index
+
+    def label(self, index: int) -> str:
+        if not 0 <= index < self.size:
+            raise ValueError(f"action index {index} is outside 0..{self.size - 1}")
+        return str(self.actions[index])
 
     def mask(self, legal: Iterable[Action]) -> npt.NDArray[np.int8]:
         """1 at the index of every action in ``legal``, 0 elsewhere."""

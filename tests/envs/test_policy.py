@@ -1,11 +1,13 @@
 """The policy example of envs/: self-play REINFORCE (envs.reinforce) trains and saves a
-policy that plays only legal moves, and its SDK bot (envs.policy_bot) passes
-``arena bot check``."""
+policy that plays only legal moves, its SDK bot (envs.policy_bot) passes
+``arena bot check`` and plays a tournament (envs/policy_tournament.yaml) end to end."""
 
 from __future__ import annotations
 
+import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +18,10 @@ from arena.botcheck.runs import check_bot
 from engine.core import sample_outcome
 from engine.registry import get_game
 from envs.reinforce import LinearPolicy, choose_index, train, win_rate
+from tests.cli import CliResult
 
 GAME = "panorama"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +63,31 @@ def test_the_policy_bot_passes_arena_bot_check(
     report = check_bot(f"python -m envs.policy_bot --policy {policy_file}", [GAME], config)
     details = [(c.check, c.status, c.detail) for g in report.games for c in g.checks]
     assert report.ok, details
+
+
+@pytest.mark.server  # command bots (a subprocess each) against the arena's game server
+def test_the_policy_bot_plays_a_tiny_tournament(
+    tmp_path: Path, run_cli: Callable[..., CliResult]
+) -> None:
+    """The README's tournament config, cut to the policy against random (one game in each
+    seat order): both games are journaled with a result, the policy never failed a move."""
+    out = tmp_path / "tournament"
+    result = run_cli(
+        "tournament", "envs/policy_tournament.yaml", "--bots", "policy,random",
+        "--rounds", "1", "--workers", "0", "--no-tracking", "--no-progress",
+        "--out", out, cwd=ROOT,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    seats = []
+    for record in records:
+        names = [p["name"] for p in record["players"]]
+        assert sorted(names) == ["policy", "random"]
+        seat = names.index("policy")
+        seats.append(seat)
+        assert len(record["result"]["ranks"]) == 2
+        assert record["standing"]["forfeited"] == [] and record["events"] == []
+        assert any(step["seat"] == seat for step in record["steps"]), "the policy never moved"
+    assert sorted(seats) == [0, 1]
+    assert "policy" in (out / "leaderboard.md").read_text()
