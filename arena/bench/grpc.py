@@ -301,7 +301,7 @@ def run_bench(
                 rows.append({"client": name, "skipped": why})
             else:
                 rows.append(bench.bot(name, command))
-        out["clients"] = rows
+        out["clients"] = {row["client"]: row for row in rows}  # (--compare lines up by name)
         for row in rows:
             say(split_line(row))
         if matches > 0:

@@ -120,7 +120,7 @@ def test_bench_grpc_json(run_cli: Any, tmp_path: Path) -> None:
     assert report["ping_pong"]["n"] == 100 and report["move_exchange"]["n"] == 100
     assert report["ratio_median"] > 0 and report["stability"]["repeats"] == 1
     assert report["load"]["matches"] == 4 and report["load"]["n"] > 0
-    rows = {row["client"]: row for row in report["clients"]}
+    rows = report["clients"]
     assert set(rows) == {"python", "sdk"}
     for row in rows.values():
         assert row["moves"] >= 50 and row["server_us"] > 0 and row["client_us"] > 0
@@ -135,6 +135,7 @@ def test_bench_grpc_json(run_cli: Any, tmp_path: Path) -> None:
     assert again.exit_code == 0, again.stderr
     assert again.stdout.startswith("machine: ") and "python  cycle" in again.stdout
     assert "compared with the earlier run" in again.stdout
+    assert "clients.python.server_us" in again.stdout  # rows line up by client name
     assert "ratio_median" in again.stdout and "concurrent matches" not in again.stdout
     bad = run_cli("bench", "grpc", "--clients", "python,cobol")
     assert bad.exit_code != 0 and "unknown client 'cobol'" in bad.stderr
