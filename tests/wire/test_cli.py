@@ -125,7 +125,7 @@ def test_bench_grpc_json(run_cli: Any, tmp_path: Path) -> None:
     for row in rows.values():
         assert row["moves"] >= 50 and row["server_us"] > 0 and row["client_us"] > 0
         parts = row["server_us"] + row["client_us"] + row["transport_us"]
-        assert parts == pytest.approx(row["cycle_us"], abs=0.2)
+        assert parts == pytest.approx(row["cycle_us"], abs=0.3)  # (each rounded to 0.1)
     earlier = tmp_path / "earlier.json"
     earlier.write_text(done.stdout)
     again = run_cli(
