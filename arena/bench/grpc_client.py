@@ -45,6 +45,9 @@ from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
 ECHO = "/menagerie.bench.Echo/PingPong"
+GIVE_UP_S = 60.0
+"""A match slot whose every match failed for this long ends the client (the server is
+gone), instead of retrying until its parent's timeout."""
 PLAY = "/menagerie.v1.GameService/Play"
 """Played on raw bytes, so that the client times its own decoding and encoding."""
 PAYLOAD = bytes(200)
@@ -157,6 +160,7 @@ async def play_matches(
 
         async def one_match(stub: pb_grpc.GameServiceAsyncStub, channel: grpc.aio.Channel) -> None:
             nonlocal played
+            failed_since: float | None = None
             while not samples.done():
                 try:
                     created = await stub.CreateMatch(
@@ -173,8 +177,16 @@ async def play_matches(
                         )
                     )
                     played += 1
+                    failed_since = None
                 except grpc.aio.AioRpcError as exc:  # counted, and the next match starts
                     samples.errors[f"{exc.code().name}: {exc.details()}"[:120]] += 1
+                    now = time.perf_counter()
+                    failed_since = now if failed_since is None else failed_since
+                    if now - failed_since > GIVE_UP_S:  # the server is gone: say so, exit
+                        raise SystemExit(
+                            f"no match could be played for {GIVE_UP_S:g} s: {exc.code().name}: "
+                            f"{exc.details()}"
+                        ) from None
                     await asyncio.sleep(0.1)
 
         await asyncio.gather(
