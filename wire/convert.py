@@ -20,6 +20,7 @@ field declares a ``json_name`` (``from`` and ``return`` are keywords in many lan
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
@@ -167,38 +168,59 @@ def to_message(cls: type[Message], data: Mapping[str, JSON]) -> Message:
         raise WireError(f"{desc.name}: {exc}") from None
 
 
-Plan = list[tuple[str, str, Callable[[Any], JSON], bool]]
-"""Per field: proto name, JSON key, value converter, and whether unset means null."""
-_PLANS: dict[str, Plan] = {}
+_READERS: dict[str, Callable[[Message], dict[str, JSON]]] = {}
+"""Message full name -> its compiled :func:`to_dict` (see :func:`_reader`)."""
+_COMPILING: set[str] = set()
+"""Message types whose reader is being compiled (a recursive type reads itself lazily)."""
 
 
-def _identity(value: Any) -> JSON:
-    return value
+def _reader(desc: Descriptor) -> Callable[[Message], dict[str, JSON]]:
+    """The function that turns a message of ``desc`` into its JSON object, compiled once
+    per message type: one dict display naming every field, with the sub-messages'
+    readers bound in, so a message costs one call and not a loop over a field plan (the
+    Python SDK decodes a whole observation on every Turn: half the time of the loop)."""
+    reader = _READERS.get(desc.full_name)
+    if reader is not None:
+        return reader
+    _COMPILING.add(desc.full_name)
+    try:
+        env: dict[str, Any] = {}
+        items = []
+        for i, field in enumerate(desc.fields):
+            value = f"m.{field.name}"
+            if keyword.iskeyword(field.name):  # no attribute syntax for it
+                value = f"getattr(m, {field.name!r})"
+            sub = field.message_type
+            if sub is not None and _is_map(field):
+                sub = sub.fields_by_name["value"].message_type
+                if sub is None:
+                    value = f"dict({value})"
+                else:
+                    env[f"r{i}"] = _sub_reader(sub)
+                    value = f"{{k: r{i}(v) for k, v in {value}.items()}}"
+            elif sub is not None:
+                env[f"r{i}"] = _sub_reader(sub)
+                value = f"[r{i}(v) for v in {value}]" if _is_repeated(field) else f"r{i}({value})"
+            elif _is_repeated(field):
+                value = f"list({value})"
+            elif _has_explicit_presence(field):
+                value = f"({value} if m.HasField({field.name!r}) else None)"
+            items.append(f"{_json_key(field)!r}: {value}")
+        source = "def read(m):\n    return {" + ", ".join(items) + "}\n"
+        exec(compile(source, f"<to_dict {desc.full_name}>", "exec"), env)  # (text made here)
+    finally:
+        _COMPILING.discard(desc.full_name)
+    reader = cast(Callable[[Message], dict[str, JSON]], env["read"])
+    _READERS[desc.full_name] = reader
+    return reader
 
 
-def _as_list(value: Any) -> JSON:
-    return list(value)
-
-
-def _plan(desc: Descriptor) -> Plan:
-    plan = _PLANS.get(desc.full_name)
-    if plan is not None:
-        return plan
-    plan = []
-    _PLANS[desc.full_name] = plan
-    for field in desc.fields:
-        conv: Callable[[Any], JSON]
-        if _is_map(field):
-            vfield = field.message_type.fields_by_name["value"]
-            conv = _map_of_messages if vfield.message_type is not None else dict
-        elif field.message_type is not None:
-            conv = _list_of_messages if _is_repeated(field) else to_dict
-        elif _is_repeated(field):
-            conv = _as_list
-        else:
-            conv = _identity
-        plan.append((field.name, _json_key(field), conv, _has_explicit_presence(field)))
-    return plan
+def _sub_reader(desc: Descriptor) -> Callable[[Message], dict[str, JSON]]:
+    """The reader of a sub-message type: compiled now, or (a type that contains itself)
+    looked up when called."""
+    if desc.full_name in _COMPILING:
+        return lambda msg: _reader(desc)(msg)
+    return _reader(desc)
 
 
 def _has_explicit_presence(field: Field) -> bool:
@@ -213,20 +235,9 @@ def _has_explicit_presence(field: Field) -> bool:
     )
 
 
-def _list_of_messages(value: Any) -> JSON:
-    return [to_dict(m) for m in value]
-
-
-def _map_of_messages(value: Any) -> JSON:
-    return {k: to_dict(m) for k, m in value.items()}
-
-
 def to_dict(msg: Message) -> dict[str, JSON]:
     """The JSON object of a message: every field (defaults included) by its JSON key."""
-    return {
-        key: None if optional and not msg.HasField(name) else conv(getattr(msg, name))
-        for name, key, conv, optional in _plan(msg.DESCRIPTOR)
-    }
+    return _reader(msg.DESCRIPTOR)(msg)
 
 
 # ---------------------------------------------------------------------------

@@ -5,9 +5,14 @@ Modes:
 - ``pingpong``: one bidi stream of the server's raw echo method; each sample is the
   round trip of a 200-byte message;
 - ``game``: Zooloretto Mini matches (CreateMatch, both seats played here, random legal
-  indices, no think time); each sample is the time from sending a Move to receiving the
-  next Turn of that match (one full move exchange: request, validation, engine step,
-  chance steps, next observation and legal actions, response);
+  indices, no think time); each sample is the time from writing a Move's bytes to
+  holding the next Turn of that match decoded (one full move exchange: request,
+  validation, engine step, chance steps, next observation and legal actions, response,
+  decoding); ``client_us``: per Turn, this client's own part (decoding the Turn,
+  choosing, encoding the Move);
+- ``sdk``: the same matches, each seat played by the Python SDK (``bots.sdk.run``, a
+  random legal index); ``client_us``: per Turn, the SDK's part before the bot's
+  ``choose`` (decoding the observation, the legal moves; ``Clock.elapsed_ms``);
 - ``load``: ``--matches`` matches kept running at once, each bot thinking
   ``--think-ms`` before it answers; samples as in ``game`` (think time excluded);
   ``--address`` may list several servers (comma-separated): matches go round-robin;
@@ -27,8 +32,10 @@ import asyncio
 import gc
 import json
 import random
+import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -38,6 +45,11 @@ from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
 ECHO = "/menagerie.bench.Echo/PingPong"
+GIVE_UP_S = 60.0
+"""A match slot whose every match failed for this long ends the client (the server is
+gone), instead of retrying until its parent's timeout."""
+PLAY = "/menagerie.v1.GameService/Play"
+"""Played on raw bytes, so that the client times its own decoding and encoding."""
 PAYLOAD = bytes(200)
 METADATA: list[tuple[str, str]] = []
 """The admin token's metadata (``--token``), sent with CreateMatch and GetMatch."""
@@ -46,6 +58,8 @@ METADATA: list[tuple[str, str]] = []
 @dataclass
 class Samples:
     latencies_us: list[float] = field(default_factory=list)
+    client_us: list[float] = field(default_factory=list)
+    """Per Turn: decoding it, choosing, encoding the Move (this client's part)."""
     collect_from: float = 0.0
     stop_at: float = float("inf")
     wanted: int = 0
@@ -55,6 +69,10 @@ class Samples:
     def add(self, seconds: float) -> None:
         if time.perf_counter() >= self.collect_from:
             self.latencies_us.append(seconds * 1e6)
+
+    def add_client(self, seconds: float) -> None:
+        if time.perf_counter() >= self.collect_from:
+            self.client_us.append(seconds * 1e6)
 
     def done(self) -> bool:
         if self.wanted and len(self.latencies_us) >= self.wanted:
@@ -85,21 +103,28 @@ class MatchClock:
         self.sent: float | None = None
 
 
+PlayCall = grpc.aio.StreamStreamCall[bytes, bytes]
+
+
 async def play_seat(
-    stub: pb_grpc.GameServiceAsyncStub,
+    channel: grpc.aio.Channel,
     credential: str,
     clock: MatchClock,
     samples: Samples,
     think_s: float,
     rng: random.Random,
 ) -> None:
-    call = stub.Play()
-    await call.write(pb.PlayRequest(join=pb.Join(credential=credential, bot_name="bench")))
+    call: PlayCall = channel.stream_stream(
+        PLAY, request_serializer=None, response_deserializer=None
+    )()
+    join = pb.PlayRequest(join=pb.Join(credential=credential, bot_name="bench"))
+    await call.write(join.SerializeToString())
     while True:
-        got = await call.read()
-        if got is grpc.aio.EOF:
+        raw = await call.read()
+        if raw is grpc.aio.EOF:
             return
-        response = cast(pb.PlayResponse, got)  # the stubs type read() as object | PlayResponse
+        received = time.perf_counter()
+        response = pb.PlayResponse.FromString(cast(bytes, raw))  # read() is typed object
         kind = response.WhichOneof("message")
         if samples.done():
             call.cancel()
@@ -110,10 +135,13 @@ async def play_seat(
                 clock.sent = None
             if think_s:
                 await asyncio.sleep(think_s * (0.5 + rng.random()))
+                received = time.perf_counter()  # (the think time is nobody's overhead)
             index = rng.randrange(len(response.turn.legal_actions))
-            clock.sent = time.perf_counter()
             move = pb.Move(sequence=response.turn.sequence, index=index)
-            await call.write(pb.PlayRequest(move=move))
+            data = pb.PlayRequest(move=move).SerializeToString()
+            clock.sent = time.perf_counter()
+            samples.add_client(clock.sent - received)
+            await call.write(data)
         elif kind == "game_over":
             await call.done_writing()
             return
@@ -130,8 +158,9 @@ async def play_matches(
     try:
         stubs = [pb_grpc.GameServiceStub(c) for c in channels]
 
-        async def one_match(stub: pb_grpc.GameServiceAsyncStub) -> None:
+        async def one_match(stub: pb_grpc.GameServiceAsyncStub, channel: grpc.aio.Channel) -> None:
             nonlocal played
+            failed_since: float | None = None
             while not samples.done():
                 try:
                     created = await stub.CreateMatch(
@@ -143,20 +172,73 @@ async def play_matches(
                     clock = MatchClock()
                     await asyncio.gather(
                         *(
-                            play_seat(stub, s.credential, clock, samples, think_s, rng)
+                            play_seat(channel, s.credential, clock, samples, think_s, rng)
                             for s in created.seats
                         )
                     )
                     played += 1
+                    failed_since = None
                 except grpc.aio.AioRpcError as exc:  # counted, and the next match starts
                     samples.errors[f"{exc.code().name}: {exc.details()}"[:120]] += 1
+                    now = time.perf_counter()
+                    failed_since = now if failed_since is None else failed_since
+                    if now - failed_since > GIVE_UP_S:  # the server is gone: say so, exit
+                        raise SystemExit(
+                            f"no match could be played for {GIVE_UP_S:g} s: {exc.code().name}: "
+                            f"{exc.details()}"
+                        ) from None
                     await asyncio.sleep(0.1)
 
-        await asyncio.gather(*(one_match(stubs[i % len(stubs)]) for i in range(concurrent)))
+        await asyncio.gather(
+            *(
+                one_match(stubs[i % len(stubs)], channels[i % len(channels)])
+                for i in range(concurrent)
+            )
+        )
     finally:
         for channel in channels:
             await channel.close()
     return played
+
+
+def sdk_matches(address: str, wanted: int, warmup: int, seed: int) -> dict[str, object]:
+    """Zooloretto Mini matches whose seats the Python SDK plays (one thread per seat, as
+    two bot processes would) until ``wanted`` Turns after ``warmup`` were answered;
+    ``client_us``: per Turn, the SDK's time from the Turn's arrival to ``choose``."""
+    from bots import sdk
+
+    rng = random.Random(seed)
+    client_us: list[float] = []
+    lock = threading.Lock()
+
+    class TimedRandom:
+        name = "bench-sdk"
+
+        def choose(self, observation: object, legal: list[sdk.LegalMove], clock: sdk.Clock) -> int:
+            with lock:
+                client_us.append(clock.elapsed_ms() * 1000)
+                return rng.randrange(len(legal))
+
+    played = 0
+    with grpc.insecure_channel(address) as channel:
+        stub = pb_grpc.GameServiceStub(channel)
+        while len(client_us) < wanted + warmup:
+            created = stub.CreateMatch(
+                pb.CreateMatchRequest(
+                    game="zooloretto_mini", num_players=2, seed=rng.randrange(1 << 30)
+                ),
+                metadata=tuple(METADATA),
+                timeout=60,
+            )
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                seats = [
+                    pool.submit(sdk.run, TimedRandom(), address, s.credential)
+                    for s in created.seats
+                ]
+                for seat in seats:
+                    seat.result(timeout=120)
+            played += 1
+    return {"matches": played, "client_us": client_us[warmup:], "latencies_us": []}
 
 
 async def flood(address: str, n: int) -> dict[str, object]:
@@ -222,7 +304,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="arena bench grpc client")
     parser.add_argument("--address", required=True)
     parser.add_argument(
-        "--mode", choices=("pingpong", "game", "load", "flood", "burst"), required=True
+        "--mode", choices=("pingpong", "game", "sdk", "load", "flood", "burst"), required=True
     )
     parser.add_argument("--token", default="")
     parser.add_argument("--moves", type=int, default=2000)
@@ -250,6 +332,9 @@ def main() -> None:
         samples = Samples(wanted=args.moves + args.warmup)
         out["matches"] = asyncio.run(play_matches(args.address, 1, samples, 0.0, args.seed))
         out["latencies_us"] = samples.latencies_us[args.warmup :]
+        out["client_us"] = samples.client_us[args.warmup :]
+    elif args.mode == "sdk":
+        out = sdk_matches(args.address, args.moves, args.warmup, args.seed)
     else:
         now = time.perf_counter()
         start = now + args.warmup_s

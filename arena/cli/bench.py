@@ -53,7 +53,7 @@ def bench_engine_cmd(
 def bench_grpc_cmd(
     moves: Annotated[int, typer.Option("--moves", help="Move exchanges to time.")] = 2000,
     matches: Annotated[
-        int, typer.Option("--matches", help="Concurrent matches of the load test.")
+        int, typer.Option("--matches", help="Concurrent matches of the load test (0: none).")
     ] = 200,
     think_ms: Annotated[
         float, typer.Option("--think-ms", help="Bot think time per move in the load test.")
@@ -61,18 +61,37 @@ def bench_grpc_cmd(
     seconds: Annotated[
         float, typer.Option("--seconds", help="Duration of the load measurement.")
     ] = 10.0,
+    clients: Annotated[
+        str,
+        typer.Option(
+            "--clients", help="Clients whose per-move split to measure: python,sdk,node,go."
+        ),
+    ] = "python,sdk,node,go",
+    repeats: REPEATS = 3,
+    max_repeats: MAX_REPEATS = 9,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
-    """Move round trip (full Zooloretto Mini exchange vs raw 200-byte ping-pong) and load."""
-    from arena.bench.grpc import print_report, run_bench
+    """Move exchange vs raw ping-pong, the split per client (server, client, transport), load."""
+    from arena.bench.grpc import parse_clients, run_bench
+    from arena.bench.report import load_earlier
 
-    if moves < 10 or matches < 1 or seconds <= 0:
-        raise UserError("--moves must be >= 10, --matches >= 1 and --seconds > 0")
-    report = run_bench(moves=moves, matches=matches, think_ms=think_ms, seconds=seconds)
-    if as_json:
-        print(json.dumps(report, indent=1))
-    else:
-        print_report(report)
+    _check_repeats(repeats, max_repeats)
+    if moves < 10 or matches < 0 or seconds <= 0:
+        raise UserError("--moves must be >= 10, --matches >= 0 and --seconds > 0")
+    parse_clients(clients)
+    earlier = load_earlier(compare)
+    run_bench(
+        moves,
+        matches,
+        think_ms,
+        seconds,
+        clients=clients,
+        repeats=repeats,
+        max_repeats=max_repeats,
+        as_json=as_json,
+        earlier=earlier,
+    )
 
 
 @user_errors

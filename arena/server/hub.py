@@ -19,6 +19,7 @@ from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.seats import RemoteSeat
 from arena.server.streams import StreamError
 from arena.server.table import WAITING, MatchAborted, Table
+from arena.server.timing import MoveTimes
 from engine import Action, State
 
 log = logging.getLogger("arena.server")
@@ -118,6 +119,8 @@ class Hub:
         self._finished_at: dict[str, float] = {}
         """Finished match ids -> when, oldest first (purged from the front)."""
         self.accepting = True
+        self.move_times: MoveTimes | None = None
+        """Per-move server timings (``arena bench grpc`` sets one; None: not measured)."""
 
     def open_table(
         self,

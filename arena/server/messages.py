@@ -32,13 +32,25 @@ def policy_name(value: int) -> FailurePolicy:
 
 
 def _varint(n: int) -> bytes:
-    """Protobuf base-128 varint of ``n`` (>= 0)."""
+    """Protobuf base-128 varint of ``n`` (>= 0); the values below 16,384 (lengths,
+    sequences, indices: several per Turn) come from a table."""
+    if n < _SMALL_LIMIT:
+        return _SMALL[n]
+    return _encode_varint(n)
+
+
+def _encode_varint(n: int) -> bytes:
     out = bytearray()
     while n > 0x7F:
         out.append(n & 0x7F | 0x80)
         n >>= 7
     out.append(n)
     return bytes(out)
+
+
+_SMALL_LIMIT = 1 << 14
+_SMALL = [_encode_varint(n) for n in range(_SMALL_LIMIT)]
+"""The varints of 0 .. 16,383 (one or two bytes each)."""
 
 
 def _tag(message: Any, field: str) -> bytes:
@@ -122,10 +134,23 @@ class TurnEncoder:
             parts.append(_delimited(_LEGAL_ACTION, index + entry(action)))
         if time_limit_ms:
             parts.append(_TIME_LIMIT + _varint(int(time_limit_ms)))
-            deadline = Timestamp()
-            deadline.FromNanoseconds(time.time_ns() + int(time_limit_ms * 1e6))
-            parts.append(_delimited(_DEADLINE, deadline.SerializeToString()))
+            parts.append(
+                _delimited(_DEADLINE, _timestamp(time.time_ns() + int(time_limit_ms * 1e6)))
+            )
         return _delimited(_RESPONSE_TURN, b"".join(parts))
+
+
+_SECONDS = _tag(Timestamp, "seconds")
+_NANOS = _tag(Timestamp, "nanos")
+
+
+def _timestamp(ns: int) -> bytes:
+    """A ``google.protobuf.Timestamp`` of ``ns`` nanoseconds since the epoch (> 0), as
+    ``Timestamp.FromNanoseconds(ns).SerializeToString()`` writes it (a tenth of the
+    time: no message built)."""
+    seconds, nanos = divmod(ns, 1_000_000_000)
+    out = _SECONDS + _varint(seconds) if seconds else b""
+    return out + _NANOS + _varint(nanos) if nanos else out
 
 
 _ENCODERS: dict[str, TurnEncoder] = {}

@@ -28,6 +28,7 @@ import asyncio
 import functools
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -104,6 +105,7 @@ class GameService:
         reader = asyncio.create_task(self._read(context, seat, outbox))
         limit = self.hub.config.max_message_kb
         reason = f"the stream closed (the bot disconnected, or sent a message over {limit} KB)"
+        match_id = seat.table.match_id
         try:
             while True:
                 item = await outbox.queue.get()
@@ -113,10 +115,15 @@ class GameService:
                         await context.abort(item.code, item.message)
                     reason = outbox.close_reason
                     return
+                times = self.hub.move_times
+                if times is not None and type(item) is bytes:  # a Turn (they come encoded)
+                    times.turn_written(match_id)
                 await context.write(item)
         finally:
             reader.cancel()
             seat.detach(outbox, reason)
+            if self.hub.move_times is not None:
+                self.hub.move_times.match_over(match_id)
 
     async def _read(
         self,
@@ -154,6 +161,7 @@ class GameService:
                 await asyncio.sleep(HALF_CLOSE_WAIT_S)
                 outbox.close(None, "the bot closed its side of the stream")
                 return
+            read_at = time.perf_counter()
             answered = False
             reply: pb.PlayResponse | None
             try:
@@ -167,6 +175,9 @@ class GameService:
                 if kind == "move":
                     move_bytes = request.move.SerializeToString(deterministic=True)
                     reply, answered = seat.receive_move(request.move, move_bytes)
+                    times = self.hub.move_times
+                    if answered and times is not None:  # (its Turn is written after this)
+                        times.move_read(seat.table.match_id, read_at)
                 elif kind == "join":
                     reply = error_message(
                         pb.ERROR_CODE_FAILED_PRECONDITION,
@@ -178,6 +189,11 @@ class GameService:
                     )
             if reply is not None:
                 outbox.send(reply)
+            if answered:
+                # The next Turn is queued for its stream's writer: let the writer hand it
+                # to gRPC before this reader asks gRPC for the next message (a read costs
+                # the event loop a few microseconds that the bot would otherwise wait).
+                await asyncio.sleep(0)
             if not answered and not bucket.take():
                 outbox.close(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,

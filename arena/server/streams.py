@@ -47,12 +47,21 @@ class Outbox:
         self._backlog = 0
         """Messages scheduled with ``call_soon(_threadsafe)`` and not yet in the queue."""
         self._backlog_lock = threading.Lock()
+        self._loop_thread = threading.get_ident() if self._loop_running_here() else None
+        """The loop's thread, when the outbox is made on it (as the handlers make theirs):
+        then a send checks the thread id, not ``asyncio.get_running_loop()`` (which
+        makes a ``getpid`` system call on every send)."""
 
-    def _in_loop(self) -> bool:
+    def _loop_running_here(self) -> bool:
         try:
             return asyncio.get_running_loop() is self.loop
         except RuntimeError:
             return False
+
+    def _in_loop(self) -> bool:
+        if self._loop_thread is not None:
+            return threading.get_ident() == self._loop_thread
+        return self._loop_running_here()
 
     def send(self, message: Any) -> None:
         if self.closed:

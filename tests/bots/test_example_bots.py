@@ -9,7 +9,9 @@ command that installs it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,3 +72,32 @@ def test_go_bot_reads_carson_observations(go_bot: str) -> None:
         mine += scores[0]
         other += scores[1]
     assert mine > other
+
+
+@pytest.mark.toolchain
+@pytest.mark.xdist_group("node")
+def test_bench_grpc_times_the_node_bot(node_bot: str, run_cli: Any) -> None:
+    """``arena bench grpc --clients node``: the Node bot is the client of real matches
+    and its row splits the move into the server's part and the rest."""
+    _bench_row(run_cli, "node")
+
+
+@pytest.mark.toolchain
+@pytest.mark.xdist_group("go")
+def test_bench_grpc_times_the_go_bot(go_bot: str, run_cli: Any) -> None:
+    _bench_row(run_cli, "go")
+
+
+def _bench_row(run_cli: Any, client: str) -> None:
+    done = run_cli(
+        "bench", "grpc", "--json", "--moves", "30", "--matches", "0", "--clients", client,
+        "--repeats", "1", "--max-repeats", "1",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    rows = json.loads(done.stdout)["clients"]
+    row = rows[client]
+    assert "skipped" not in row, row
+    assert row["moves"] >= 30 and 0 < row["server_us"] < row["cycle_us"]
+    assert row["client_us"] is None
+    both = row["cycle_us"] - row["server_us"]  # (each rounded to 0.1 us)
+    assert row["client_and_transport_us"] == pytest.approx(both, abs=0.2)

@@ -107,13 +107,35 @@ def test_play_with_a_missing_program_is_a_user_error(run_cli: Any) -> None:
 
 
 @pytest.mark.server
-def test_bench_grpc_json(run_cli: Any) -> None:
+def test_bench_grpc_json(run_cli: Any, tmp_path: Path) -> None:
+    """The exchange vs the ping-pong, the per-move split of the protobuf client and the
+    SDK (server, client, transport add up to the cycle), the load, and --compare."""
     done = run_cli(
         "bench", "grpc", "--json", "--moves", "100", "--matches", "4", "--seconds", "1",
-        "--think-ms", "20",
+        "--think-ms", "20", "--clients", "sdk", "--repeats", "1", "--max-repeats", "1",
     )  # fmt: skip
     assert done.exit_code == 0, done.stderr
     report = json.loads(done.stdout)
+    assert report["machine"]["cpus"] >= 1 and len(report["machine"]["load_average"]) == 3
     assert report["ping_pong"]["n"] == 100 and report["move_exchange"]["n"] == 100
-    assert report["ratio_median"] > 0 and report["load"]["matches"] == 4
-    assert report["load"]["n"] > 0
+    assert report["ratio_median"] > 0 and report["stability"]["repeats"] == 1
+    assert report["load"]["matches"] == 4 and report["load"]["n"] > 0
+    rows = report["clients"]
+    assert set(rows) == {"python", "sdk"}
+    for row in rows.values():
+        assert row["moves"] >= 50 and row["server_us"] > 0 and row["client_us"] > 0
+        parts = row["server_us"] + row["client_us"] + row["transport_us"]
+        assert parts == pytest.approx(row["cycle_us"], abs=0.3)  # (each rounded to 0.1)
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(done.stdout)
+    again = run_cli(
+        "bench", "grpc", "--moves", "50", "--matches", "0", "--clients", "python",
+        "--repeats", "1", "--max-repeats", "1", "--compare", str(earlier),
+    )  # fmt: skip
+    assert again.exit_code == 0, again.stderr
+    assert again.stdout.startswith("machine: ") and "python  cycle" in again.stdout
+    assert "compared with the earlier run" in again.stdout
+    assert "clients.python.server_us" in again.stdout  # rows line up by client name
+    assert "ratio_median" in again.stdout and "concurrent matches" not in again.stdout
+    bad = run_cli("bench", "grpc", "--clients", "python,cobol")
+    assert bad.exit_code != 0 and "unknown client 'cobol'" in bad.stderr

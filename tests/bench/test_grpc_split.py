@@ -1,0 +1,70 @@
+"""``arena bench grpc``'s per-move split: the server's timings and how a row adds up.
+
+No wall-clock figure is asserted: the server's recorder is fed given readings (its
+clock is what it reads, the order of the calls is what is checked), and the rows are
+computed from given samples. The command itself runs in tests/wire/test_cli.py (Python
+clients) and tests/bots/test_example_bots.py (the Node and Go bots).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arena.bench.grpc import parse_clients, split_line, split_row
+from arena.errors import UserError
+from arena.server.timing import MAX_SAMPLES, MoveTimes
+
+
+def test_move_times_count_a_turn_that_answers_a_move() -> None:
+    """The first Turn of a match (no Move before it) and a resent Turn give no sample;
+    a Turn after a Move gives a server time (from the Move's reading) and a cycle (from
+    the previous Turn), both in the order of the calls."""
+    times = MoveTimes()
+    times.turn_written("m1")  # the first Turn
+    assert times.server_us == [] and times.cycle_us == []
+    read_at = time.perf_counter()
+    times.move_read("m1", read_at)
+    times.turn_written("m1")
+    assert len(times.server_us) == len(times.cycle_us) == len(times.handle_us) == 1
+    assert 0 <= times.handle_us[0] <= times.server_us[0] <= times.cycle_us[0]
+    times.turn_written("m1")  # a resend (a rejoin): no Move before it
+    assert len(times.server_us) == 1
+    times.move_read("m2", time.perf_counter())  # another match's clock is its own
+    times.turn_written("m1")
+    assert len(times.server_us) == 1
+    times.match_over("m2")
+    assert "m2" not in times.clocks
+    times.clear()
+    assert times.server_us == times.cycle_us == times.handle_us == [] and not times.clocks
+
+
+def test_move_times_are_bounded() -> None:
+    times = MoveTimes()
+    times.server_us.extend([1.0] * MAX_SAMPLES)
+    times.move_read("m", time.perf_counter())
+    times.turn_written("m")
+    assert len(times.server_us) == MAX_SAMPLES
+
+
+def test_split_row_adds_up_to_the_cycle() -> None:
+    times = MoveTimes(server_us=[80.0, 100.0, 90.0], cycle_us=[300.0, 320.0, 310.0])
+    row = split_row("python", times, [12.0, 10.0, 14.0])
+    assert (row["cycle_us"], row["server_us"], row["client_us"]) == (310.0, 90.0, 12.0)
+    assert row["transport_us"] == 208.0 and row["client_and_transport_us"] == 220.0
+    assert "client   12.0 + transport  208.0" in split_line(row)
+    blind = split_row("go", times, None)  # a bot that reports no client time
+    assert blind["client_us"] is None and blind["transport_us"] is None
+    assert blind["client_and_transport_us"] == 220.0
+    assert "client and transport  220.0" in split_line(blind)
+    assert "skipped: not built" in split_line({"client": "go", "skipped": "not built"})
+    with pytest.raises(UserError, match="no move"):
+        split_row("node", MoveTimes(), None)
+
+
+def test_clients_are_named_and_python_always_runs() -> None:
+    assert parse_clients("go") == ["python", "go"]
+    assert parse_clients("python,sdk,node,go") == ["python", "sdk", "node", "go"]
+    with pytest.raises(UserError, match="unknown client 'rust'; known: python, sdk, node, go"):
+        parse_clients("sdk,rust")
