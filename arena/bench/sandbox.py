@@ -104,7 +104,7 @@ def per_move(games: int, game: str, max_games: int | None = None) -> dict[str, A
         moves[True].extend(boxed)
         return statistics.median(boxed) / statistics.median(plain)
 
-    verdict, _ = report.until_stable(pair, games, bound)
+    verdict, _ = report.until_stable(pair, games, bound, window=report.window_for(bound))
     return {
         "game": game,
         "moves": len(moves[True]),
