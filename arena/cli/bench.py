@@ -1,5 +1,5 @@
-"""``arena bench engine|grpc|server|arena|search|strength|ladder|ratings|sandbox|startup``: the
-benchmarks (``--json`` for machines).
+"""``arena bench engine|grpc|server|arena|search|strength|ladder|lobby|ratings|sandbox|startup``:
+the benchmarks (``--json`` for machines; ``--compare FILE`` against an earlier ``--json``).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 """
