@@ -278,7 +278,7 @@ def bench_ratings_cmd(
     repeats: Annotated[int, typer.Option("--repeats", help="Least batches of replications.")] = 2,
     max_repeats: Annotated[
         int, typer.Option("--max-repeats", help="Most batches while a figure moves.")
-    ] = 4,
+    ] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
