@@ -32,6 +32,15 @@ def _check_repeats(repeats: int, max_repeats: int) -> None:
         )
 
 
+def _check_game(game: str) -> None:
+    """Fail in a second on an unknown ``--game``, not after minutes of measuring (or, for
+    the lobby, never: its runner waits for a game that cannot start)."""
+    from engine import GAMES
+
+    if game not in GAMES:
+        raise UserError(f"unknown game {game!r}; known: {', '.join(sorted(GAMES))}")
+
+
 @user_errors
 def bench_engine_cmd(
     game: Annotated[str | None, typer.Option("--game", help="Only this game.")] = None,
@@ -263,6 +272,7 @@ def bench_lobby_cmd(
     from arena.bench.report import load_earlier
 
     _check_repeats(trials, max_repeats)
+    _check_game(game)
     run_lobby_bench(trials, game, max_repeats, as_json, load_earlier(compare))
 
 
@@ -317,6 +327,7 @@ def bench_sandbox_cmd(
         raise UserError(
             f"--games must be >= 1 and --max-games >= --games, got {games} and {max_games}"
         )
+    _check_game(game)
     earlier = load_earlier(compare)
     run_sandbox_bench(repeats, games, game, as_json, max_repeats, max_games, earlier)
 

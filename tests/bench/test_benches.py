@@ -118,6 +118,8 @@ def test_bench_options_are_checked(run_cli: Any) -> None:
         (["strength", "--repeats", "3", "--max-repeats", "2"], "--max-repeats"),
         (["ratings", "--repeats", "0"], "--repeats must be >= 1"),
         (["lobby", "--trials", "5", "--max-repeats", "4"], "--max-repeats"),
+        (["lobby", "--game", "chess"], "unknown game 'chess'"),
+        (["sandbox", "--game", "chess"], "unknown game 'chess'"),
     ):
         proc = run_cli("bench", *args)
         assert proc.exit_code == 2 and words in proc.stderr, (args, proc.stderr)
