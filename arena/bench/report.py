@@ -139,14 +139,16 @@ def until_stable(
 def figures(data: Any, prefix: str = "") -> dict[str, float]:
     """Every numeric leaf of a benchmark's JSON, keyed by its path (``a.b.0.c``); a list
     of rows that name a ``game`` (and ``players``) is keyed by them instead of the index,
-    so runs over different game lists still line up; so is a list of rows that name a
-    ``bot`` (and no game), whose order (best first) may change between runs. Booleans are
-    left out.
+    so runs over different game lists still line up; so is a list of rows that each name
+    a different ``bot`` (and no game), whose order (best first) may change between runs.
+    Booleans are left out.
 
     >>> figures({"machine": {"cpus": 2}, "rows": [{"game": "g", "players": 2, "x": 1.5}]})
     {'machine.cpus': 2.0, 'rows.g/2p.players': 2.0, 'rows.g/2p.x': 1.5}
     >>> figures({"rows": [{"bot": "greedy", "mean": 3}, {"bot": "random", "mean": 1}]})
     {'rows.greedy.mean': 3.0, 'rows.random.mean': 1.0}
+    >>> figures({"rows": [{"bot": "go", "n": 3}, {"bot": "go", "n": 1}]})  # not unique
+    {'rows.0.n': 3.0, 'rows.1.n': 1.0}
     """
     out: dict[str, float] = {}
     if isinstance(data, bool):
@@ -157,14 +159,16 @@ def figures(data: Any, prefix: str = "") -> dict[str, float]:
         for key, value in data.items():
             out.update(figures(value, f"{prefix}.{key}" if prefix else str(key)))
     elif isinstance(data, list):
+        bots = [value.get("bot") if isinstance(value, Mapping) else None for value in data]
+        by_bot = all(isinstance(b, str) for b in bots) and len(set(bots)) == len(bots)
         for i, value in enumerate(data):
             label = str(i)
             if isinstance(value, Mapping) and "game" in value:
                 label = str(value["game"])
                 if "players" in value:
                     label += f"/{value['players']}p"
-            elif isinstance(value, Mapping) and isinstance(value.get("bot"), str):
-                label = value["bot"]  # a table of bots, sorted by result: key by bot
+            elif by_bot:
+                label = str(bots[i])  # a table of bots, sorted by result: key by bot
             out.update(figures(value, f"{prefix}.{label}" if prefix else label))
     return out
 
