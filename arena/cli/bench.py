@@ -190,7 +190,7 @@ def bench_strength_cmd(
     ] = 2,
     max_repeats: Annotated[
         int, typer.Option("--max-repeats", help="Most batches while a mean score moves.")
-    ] = 4,
+    ] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
