@@ -3,6 +3,7 @@ commit time per result, games until a new version leaves provisional status, and
 ladder runner's games/s against a tournament's on the same bots and Ray workers.
 
 Each function returns a JSON-able dict; none asserts anything about time (tests never do).
+:func:`bench_ladder` repeats the timing figures until stable (:mod:`arena.bench.report`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.bench import report
 from arena.ladder.matchmaking import Candidate, MatchmakingSettings, duplicate_set, pick_group
 from arena.ladder.rating import RatingSettings, Skill, rate
 
@@ -226,6 +228,16 @@ def _quiet(_text: str) -> None:
     pass
 
 
+HEADLINE = (
+    "matchmaking.sizes.10.median_us",
+    "matchmaking.sizes.100.median_us",
+    "matchmaking.sizes.1000.median_us",
+    "commit_sqlite.median_ms",
+    "commit_sqlite.batched_ms_per_result",
+)
+"""The timing figures repeated until stable (PostgreSQL's commits too, with a URL)."""
+
+
 def bench_ladder(
     postgres_url: str | None = None,
     *,
@@ -234,23 +246,62 @@ def bench_ladder(
     games: int = 1000,
     workers: int = 2,
     throughput: bool = True,
+    repeats: int = 3,
+    max_repeats: int = 6,
+    throughput_repeats: int = 2,
 ) -> dict[str, Any]:
-    """Everything above (PostgreSQL commits too when a URL is given)."""
-    report: dict[str, Any] = {
-        "matchmaking": bench_matchmaking(),
-        "commit_sqlite": bench_commit(None),
+    """Everything above (PostgreSQL commits too when a URL is given), with the machine's
+    cores and load. Matchmaking and commit times are repeated together until their
+    medians are stable (at least ``repeats``, at most ``max_repeats`` times; every figure
+    is the median over the repeats); the throughput ratio (two Ray runs of ``games``
+    games each) at most ``throughput_repeats`` times; placement is a seeded simulation,
+    the same every run, so it runs once."""
+    info = report.machine()
+
+    def timings() -> dict[str, Any]:
+        run = {"matchmaking": bench_matchmaking(), "commit_sqlite": bench_commit(None)}
+        if postgres_url:
+            run["commit_postgresql"] = bench_commit(postgres_url)
+        return run
+
+    headline = list(HEADLINE)
+    if postgres_url:
+        headline += ["commit_postgresql.median_ms", "commit_postgresql.batched_ms_per_result"]
+    timed = report.repeat_until_stable(timings, headline, repeats, max(repeats, max_repeats))
+    out: dict[str, Any] = {
+        "machine": info,
+        **_whole_numbers(timed.medians()),
+        "stability": timed.as_json(),
         "placement": [bench_placement(k) for k in (2, 3, 4)],
     }
-    if postgres_url:
-        report["commit_postgresql"] = bench_commit(postgres_url)
     if throughput:
-        report["throughput"] = bench_throughput(game, bot, games, workers)
-    return report
+        moved = report.repeat_until_stable(
+            lambda: bench_throughput(game, bot, games, workers), ["ratio"], 1, throughput_repeats
+        )
+        out["throughput"] = _whole_numbers(moved.medians())
+        out["throughput_stability"] = moved.as_json()
+    return out
 
 
-def print_report(report: dict[str, Any]) -> None:
-    """``arena bench ladder`` without ``--json``."""
-    mm = report["matchmaking"]
+COUNTS = frozenset({"players", "decisions", "commits", "batch", "games", "workers", "tracked"})
+"""Figures that are counts: after the median over repeats, still printed as integers."""
+
+
+def _whole_numbers(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the counts of :data:`COUNTS` (made floats by the median) as ints."""
+    return {
+        k: _whole_numbers(v)
+        if isinstance(v, dict)
+        else int(v)
+        if k in COUNTS and isinstance(v, float)
+        else v
+        for k, v in data.items()
+    }
+
+
+def print_report(data: dict[str, Any]) -> None:
+    """``arena bench ladder`` without ``--json`` (after the machine line)."""
+    mm = data["matchmaking"]
     print(f"matchmaking, {mm['players']} players, {mm['decisions']} decisions (goal <= 1 ms):")
     for n, row in mm["sizes"].items():
         print(
@@ -258,22 +309,23 @@ def print_report(report: dict[str, Any]) -> None:
             f"p95 {row['p95_us']:8.1f} us, max {row['max_us']:8.1f} us per decision"
         )
     for key in ("commit_sqlite", "commit_postgresql"):
-        if key in report:
-            c = report[key]
+        if key in data:
+            c = data[key]
             print(
                 f"commit per result ({c['backend']}, {c['commits']} results): median "
                 f"{c['median_ms']:.2f} ms, p95 {c['p95_ms']:.2f} ms, max {c['max_ms']:.2f} ms; "
                 f"{c['batched_ms_per_result']:.3f} ms per result in batches of {c['batch']} "
                 "(as the runner commits)"
             )
-    for p in report["placement"]:
+    print(f"  (medians of {_repeats(data['stability'])} repeats){_note(data['stability'])}")
+    for p in data["placement"]:
         print(
             f"games until a new version leaves provisional (sigma <= "
             f"{p['threshold_sigma']}), {p['players']} players: median {p['median_games']}, "
             f"max {p['max_games']} (simulated)"
         )
-    if "throughput" in report:
-        t = report["throughput"]
+    if "throughput" in data:
+        t = data["throughput"]
         tour, lad = t["tournament"], t["ladder"]
         print(
             f"games/s, {t['game']}, five {t['bot']} bots, 2 players, {t['workers']} workers: "
@@ -281,5 +333,39 @@ def print_report(report: dict[str, Any]) -> None:
             f"{lad['games_per_s']:.1f} ({lad['games']} games): {t['ratio']:.2f}x "
             f"(goal >= {t['goal_ratio']}x); driver CPU per game: tournament "
             f"{tour['driver_cpu_ms_per_game']:.2f} ms, "
-            f"ladder {lad['driver_cpu_ms_per_game']:.2f} ms"
+            f"ladder {lad['driver_cpu_ms_per_game']:.2f} ms "
+            f"(median of {_repeats(data['throughput_stability'])} repeats)"
+            f"{_note(data['throughput_stability'])}"
         )
+
+
+def _repeats(stability: dict[str, Any]) -> int:
+    return max(int(s["repeats"]) for s in stability.values())
+
+
+def _note(stability: dict[str, Any]) -> str:
+    """The warning naming the figures of ``stability`` (a JSON ``stability``) that did
+    not settle; empty when all did."""
+    moving = [key for key, s in stability.items() if not s["stable"]]
+    if not moving:
+        return ""
+    return f" [NOT STABLE after {_repeats(stability)} repeats: {', '.join(moving)}]"
+
+
+def run_ladder_bench(
+    postgres_url: str | None,
+    *,
+    as_json: bool,
+    earlier: Any = None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """``arena bench ladder``: the machine line and the figures, or JSON; with the change
+    of every figure against ``earlier`` (an earlier run's JSON) when given. ``settings``
+    are :func:`bench_ladder`'s keywords."""
+    if not as_json:
+        print(report.header_line(report.machine()), flush=True)
+    out = bench_ladder(postgres_url, **settings)
+    if not as_json:
+        print_report(out)
+    report.finish(out, earlier, as_json)
+    return out

@@ -9,7 +9,9 @@ trial) connects, is authenticated (a database look-up of its token's hash), come
 online, is picked by matchmaking, the match is created on the runner's game server
 (the ``CreateMatch`` RPC) and ``MatchAssigned`` reaches it. The bot then plays the
 duplicate set (2 games) and leaves; the runner stops after them. The latency is
-measured by the bot (:attr:`bots.sdk.LobbyRun.first_assigned_s`).
+measured by the bot (:attr:`bots.sdk.LobbyRun.first_assigned_s`). Trials are repeated
+until the median settles (:mod:`arena.bench.report`; ``--trials`` at least,
+``--max-repeats`` at most).
 """
 
 from __future__ import annotations
@@ -19,13 +21,18 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from arena.bench import report
 from arena.stats import percentile
 
 GAME = "dziobaki"
 
 
-def bench_lobby(trials: int = 20, game: str = GAME) -> dict[str, Any]:
-    """Median, p90 and max of the assignment latency over ``trials`` connects (ms)."""
+def bench_lobby(
+    trials: int = 20, game: str = GAME, max_trials: int | None = None
+) -> dict[str, Any]:
+    """Median, p90 and max of the assignment latency (ms) over connects repeated until
+    the median is stable (:mod:`arena.bench.report`: at least ``trials``, at most
+    ``max_trials`` connects, default ``trials``); with the machine's cores and load."""
     from arena.ladder.remote import LobbySettings, host_lobby
     from arena.ladder.runner import LadderRunner, RunnerConfig
     from arena.ladder.store import LadderStore
@@ -33,6 +40,7 @@ def bench_lobby(trials: int = 20, game: str = GAME) -> dict[str, Any]:
     from bots import sdk
     from bots.random_client import RandomClient
 
+    info = report.machine()
     latencies: list[float] = []
     with (
         tempfile.TemporaryDirectory(prefix="mnr-bench-lobby-") as tmp,
@@ -43,7 +51,8 @@ def bench_lobby(trials: int = 20, game: str = GAME) -> dict[str, Any]:
         store.add_version("bench", "remote", kind="remote", status="active")
         _info, token = Tokens(store).issue("bench", "remote")
         with host_lobby(store, ["bench"], LobbySettings("127.0.0.1:0")) as host:
-            for _ in range(trials):
+
+            def trial() -> float:
                 config = RunnerConfig(workers=0, games=2, tracking=False, idle_s=5.0)
                 runner = LadderRunner(
                     store, "bench", home=tmp, config=config, log=lambda _: None, remote=host.matches
@@ -66,18 +75,39 @@ def bench_lobby(trials: int = 20, game: str = GAME) -> dict[str, Any]:
                 if run.first_assigned_s is None:
                     raise RuntimeError("the bot got no MatchAssigned")
                 latencies.append(run.first_assigned_s * 1000)
+                return latencies[-1]
+
+            verdict, _ = report.until_stable(trial, trials, max(trials, max_trials or trials))
     return {
+        "machine": info,
         "game": game,
-        "trials": trials,
+        "trials": len(latencies),
         "assign_ms_median": round(percentile(latencies, 50), 2),
         "assign_ms_p90": round(percentile(latencies, 90), 2),
         "assign_ms_max": round(max(latencies), 2),
+        "stability": verdict.as_json(),
     }
 
 
-def print_report(report: dict[str, Any]) -> None:
+def print_report(data: dict[str, Any]) -> None:
+    """``arena bench lobby`` without ``--json`` (after the machine line)."""
+    note = report.Stability.from_json(data["stability"]).note()
     print(
-        f"lobby assignment latency (token connect -> first MatchAssigned), {report['game']}, "
-        f"{report['trials']} connects: median {report['assign_ms_median']:.1f} ms, "
-        f"p90 {report['assign_ms_p90']:.1f} ms, max {report['assign_ms_max']:.1f} ms"
+        f"lobby assignment latency (token connect -> first MatchAssigned), {data['game']}, "
+        f"{data['trials']} connects: median {data['assign_ms_median']:.1f} ms, "
+        f"p90 {data['assign_ms_p90']:.1f} ms, max {data['assign_ms_max']:.1f} ms{note}"
     )
+
+
+def run_lobby_bench(
+    trials: int, game: str, max_trials: int, as_json: bool, earlier: Any = None
+) -> dict[str, Any]:
+    """``arena bench lobby``: the machine line and the latency figures, or JSON; with the
+    change of every figure against ``earlier`` (an earlier run's JSON) when given."""
+    if not as_json:
+        print(report.header_line(report.machine()), flush=True)
+    out = bench_lobby(trials, game, max_trials)
+    if not as_json:
+        print_report(out)
+    report.finish(out, earlier, as_json)
+    return out

@@ -15,13 +15,16 @@ Elo advantage of exactly ``elo0`` and exactly ``elo1`` (draw rate :data:`DRAW_RA
 often it accepts H1 (should be ≈ alpha at elo0, ≈ 1 − beta at elo1) and how many games it
 needs on average.
 
+Both tables are repeated in batches of ``--reps`` replications (each with the next seed)
+until their figures settle (:data:`HEADLINE`, :mod:`arena.bench.report`), and pool
+every replication.
+
     arena bench ratings --reps 200
     arena bench ratings --reps 100 --sprt elo0=0,elo1=10 --json
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +32,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from arena.bench import report
 from arena.tournament.ratings import ELO_SCALE, ELO_START, GameSummary, plackett_luce
 from arena.tournament.sprt import SprtSpec, elo_to_score, sprt_state
 
@@ -150,11 +154,18 @@ def dominant_coverage(sweeps: int, seed: int = 0, fit: Fit = plackett_luce) -> C
     return CoverageRow("dominant sweep", 2, DOMINANT_GAMES, reps, hits, trials, width / trials)
 
 
+TABLE_PLAYERS = (2, 4)
+"""Seats per game of the ordinary rows."""
+TABLE_GAMES_PER_BOT = (10, 40, 200)
+"""Games per bot of the ordinary rows (one row per seat count and games per bot)."""
+
+
 def coverage_table(reps: int, seed: int = 0, fit: Fit = plackett_luce) -> list[CoverageRow]:
+    """The ordinary rows, then the dominant case."""
     rows = [
         coverage(players, per_bot, reps, seed, fit)
-        for players in (2, 4)
-        for per_bot in (10, 40, 200)
+        for players in TABLE_PLAYERS
+        for per_bot in TABLE_GAMES_PER_BOT
     ]
     rows.append(dominant_coverage(reps, seed, fit))
     return rows
@@ -226,28 +237,104 @@ def sprt_rates(spec: SprtSpec, runs: int, seed: int = 0) -> list[SprtRow]:
     return out
 
 
-def run_ratings_bench(reps: int, seed: int, sprt: str, as_json: bool) -> None:
-    rows = coverage_table(reps, seed)
+HEADLINE = (
+    *(f"coverage.{i}.coverage" for i in range(len(TABLE_PLAYERS) * len(TABLE_GAMES_PER_BOT) + 1)),
+    "sprt.rows.1.accept_h1",
+    "sprt.rows.0.mean_games",
+    "sprt.rows.1.mean_games",
+)
+"""The figures repeated until stable: each row's coverage, the SPRT's power at ``elo1``
+and its games to a decision. Its false-positive rate at ``elo0`` (about alpha, a few
+per cent) is reported but does not decide: a relative spread of a rate near 0 says
+nothing."""
+
+
+def merge_coverage(rows: Sequence[CoverageRow]) -> CoverageRow:
+    """Rows of the same case from several repeats as one (replications pooled)."""
+    trials = sum(r.trials for r in rows)
+    width = sum(r.mean_half_width * r.trials for r in rows) / trials if trials else math.nan
+    first = rows[0]
+    return CoverageRow(
+        first.case,
+        first.players,
+        first.games_per_bot,
+        sum(r.reps for r in rows),
+        sum(r.covered for r in rows),
+        trials,
+        width,
+    )
+
+
+def merge_sprt(rows: Sequence[SprtRow]) -> SprtRow:
+    """SPRT rows at the same true Elo from several repeats as one (runs pooled)."""
+    runs = sum(r.runs for r in rows)
+    return SprtRow(
+        rows[0].true_elo,
+        runs,
+        sum(r.h1 for r in rows),
+        sum(r.undecided for r in rows),
+        sum(r.mean_games * r.runs for r in rows) / runs,
+    )
+
+
+def run_ratings_bench(
+    reps: int,
+    seed: int,
+    sprt: str,
+    as_json: bool,
+    repeats: int = 1,
+    max_repeats: int = 1,
+    earlier: Any = None,
+) -> dict[str, Any]:
+    """``arena bench ratings``: batches of ``reps`` replications (batch ``r`` drawn with
+    seed ``seed + r``) until each :data:`HEADLINE` figure is stable (at least
+    ``repeats``, at most ``max_repeats`` batches); the tables pool every replication.
+    Text or JSON, with the change against ``earlier`` (an earlier run's JSON) when given."""
     spec = SprtSpec.parse(sprt)
-    sprt_rows = sprt_rates(spec, reps, seed)
-    if as_json:
-        report = {
-            "coverage": [r.to_json() for r in rows],
-            "sprt": {"spec": spec.text(), "rows": [r.to_json() for r in sprt_rows]},
-        }
-        print(json.dumps(report, indent=1))
-        return
-    print(f"95% interval coverage ({reps} replications per row; goal 93-97%, sweep >= 90%)")
-    print(f"{'case':<16}{'players':>8}{'games/bot':>10}{'coverage':>10}{'±Elo':>8}")
-    for r in rows:
+    info = report.machine()
+    if not as_json:
+        print(report.header_line(info), flush=True)
+    batches: list[tuple[list[CoverageRow], list[SprtRow]]] = []
+
+    def batch() -> dict[str, Any]:
+        rows = coverage_table(reps, seed + len(batches))
+        sprt_rows = sprt_rates(spec, reps, seed + len(batches))
+        batches.append((rows, sprt_rows))
+        return _as_json(rows, spec, sprt_rows)
+
+    repeated = report.repeat_until_stable(batch, HEADLINE, repeats, max_repeats)
+    rows = [merge_coverage(same) for same in zip(*(b[0] for b in batches), strict=True)]
+    sprt_rows = [merge_sprt(same) for same in zip(*(b[1] for b in batches), strict=True)]
+    out = {"machine": info, **_as_json(rows, spec, sprt_rows), "stability": repeated.as_json()}
+    if not as_json:
+        total = reps * len(batches)
         print(
-            f"{r.case:<16}{r.players:>8}{r.games_per_bot:>10}{100 * r.coverage:>9.1f}%"
-            f"{r.mean_half_width:>8.0f}"
+            f"95% interval coverage ({total} replications per row in {len(batches)} batches; "
+            "goal 93-97%, sweep >= 90%)"
         )
-    print(f"\nSPRT {spec.text()} ({reps} runs each, draw rate {DRAW_RATE:g})")
-    print(f"{'true elo':>9}{'accept H1':>11}{'undecided':>11}{'mean games':>12}")
-    for sr in sprt_rows:
-        print(
-            f"{sr.true_elo:>9g}{100 * sr.h1 / sr.runs:>10.1f}%{sr.undecided:>11}"
-            f"{sr.mean_games:>12.0f}"
-        )
+        print(f"{'case':<16}{'players':>8}{'games/bot':>10}{'coverage':>10}{'±Elo':>8}")
+        for r in rows:
+            print(
+                f"{r.case:<16}{r.players:>8}{r.games_per_bot:>10}{100 * r.coverage:>9.1f}%"
+                f"{r.mean_half_width:>8.0f}"
+            )
+        print(f"\nSPRT {spec.text()} ({total} runs each, draw rate {DRAW_RATE:g})")
+        print(f"{'true elo':>9}{'accept H1':>11}{'undecided':>11}{'mean games':>12}")
+        for sr in sprt_rows:
+            print(
+                f"{sr.true_elo:>9g}{100 * sr.h1 / sr.runs:>10.1f}%{sr.undecided:>11}"
+                f"{sr.mean_games:>12.0f}"
+            )
+        note = repeated.note()
+        print(f"(stable after {len(batches)} batches)" if not note else note.strip())
+    report.finish(out, earlier, as_json)
+    return out
+
+
+def _as_json(
+    rows: Sequence[CoverageRow], spec: SprtSpec, sprt_rows: Sequence[SprtRow]
+) -> dict[str, Any]:
+    return {
+        "coverage": [r.to_json() for r in rows],
+        "sprt": {"spec": spec.text(), "rows": [r.to_json() for r in sprt_rows]},
+    }

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,21 @@ class Stability:
         if out["spread"] == float("inf"):
             out["spread"] = None  # JSON has no infinity
         return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Stability:
+        """The inverse of :meth:`as_json` (a null spread is infinite).
+
+        >>> Stability.from_json({"median": 2.0, "repeats": 1, "spread": None, "stable": False})
+        Stability(median=2.0, repeats=1, spread=inf, stable=False)
+        """
+        spread = data["spread"]
+        return cls(
+            float(data["median"]),
+            int(data["repeats"]),
+            float("inf") if spread is None else float(spread),
+            bool(data["stable"]),
+        )
 
     def note(self) -> str:
         """Text for the output: empty when stable, a warning when not."""
@@ -124,10 +139,16 @@ def until_stable(
 def figures(data: Any, prefix: str = "") -> dict[str, float]:
     """Every numeric leaf of a benchmark's JSON, keyed by its path (``a.b.0.c``); a list
     of rows that name a ``game`` (and ``players``) is keyed by them instead of the index,
-    so runs over different game lists still line up. Booleans are left out.
+    so runs over different game lists still line up; so is a list of rows that each name
+    a different ``bot`` (and no game), whose order (best first) may change between runs.
+    Booleans are left out.
 
     >>> figures({"machine": {"cpus": 2}, "rows": [{"game": "g", "players": 2, "x": 1.5}]})
     {'machine.cpus': 2.0, 'rows.g/2p.players': 2.0, 'rows.g/2p.x': 1.5}
+    >>> figures({"rows": [{"bot": "greedy", "mean": 3}, {"bot": "random", "mean": 1}]})
+    {'rows.greedy.mean': 3.0, 'rows.random.mean': 1.0}
+    >>> figures({"rows": [{"bot": "go", "n": 3}, {"bot": "go", "n": 1}]})  # not unique
+    {'rows.0.n': 3.0, 'rows.1.n': 1.0}
     """
     out: dict[str, float] = {}
     if isinstance(data, bool):
@@ -138,12 +159,16 @@ def figures(data: Any, prefix: str = "") -> dict[str, float]:
         for key, value in data.items():
             out.update(figures(value, f"{prefix}.{key}" if prefix else str(key)))
     elif isinstance(data, list):
+        bots = [value.get("bot") if isinstance(value, Mapping) else None for value in data]
+        by_bot = all(isinstance(b, str) for b in bots) and len(set(bots)) == len(bots)
         for i, value in enumerate(data):
             label = str(i)
             if isinstance(value, Mapping) and "game" in value:
                 label = str(value["game"])
                 if "players" in value:
                     label += f"/{value['players']}p"
+            elif by_bot:
+                label = str(bots[i])  # a table of bots, sorted by result: key by bot
             out.update(figures(value, f"{prefix}.{label}" if prefix else label))
     return out
 
@@ -239,3 +264,82 @@ def median_figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+def window_for(max_repeats: int) -> int:
+    """The stability window of a benchmark whose repeats are costly: :data:`WINDOW`, or
+    fewer when at most ``max_repeats`` fit, but never 1 (one running median always agrees
+    with itself, so one repeat is never called stable).
+
+    >>> [window_for(n) for n in (1, 2, 3, 9)]
+    [2, 2, 3, 3]
+    """
+    return max(2, min(WINDOW, max_repeats))
+
+
+@dataclass(frozen=True)
+class Repeated:
+    """Repeats of a whole measurement (each a dict of figures) and how each headline
+    figure settled: for a benchmark with several figures per repeat, of which a few
+    decide when to stop (:func:`repeat_until_stable`)."""
+
+    runs: list[dict[str, Any]]
+    """Every repeat's figures, in order."""
+    stability: dict[str, Stability]
+    """Per headline figure (its :func:`figures` key), how its samples settled."""
+
+    @property
+    def stable(self) -> bool:
+        """Whether every headline figure settled."""
+        return all(s.stable for s in self.stability.values())
+
+    def medians(self) -> dict[str, Any]:
+        """The median of every numeric figure over the repeats (:func:`median_figures`)."""
+        return median_figures(self.runs)
+
+    def as_json(self) -> dict[str, Any]:
+        """The stability of each headline figure, for the JSON (under ``stability``)."""
+        return {key: s.as_json() for key, s in self.stability.items()}
+
+    def note(self) -> str:
+        """Empty when every headline figure settled, else a warning naming those that did
+        not (for the text output)."""
+        moving = [key for key, s in self.stability.items() if not s.stable]
+        if not moving:
+            return ""
+        worst = self.stability[moving[0]]
+        spread = "n/a" if worst.spread == float("inf") else f"{100 * worst.spread:.0f}%"
+        return (
+            f" [NOT STABLE after {len(self.runs)} repeats: {', '.join(moving)} (spread {spread})]"
+        )
+
+
+def repeat_until_stable(
+    measure: Callable[[], dict[str, Any]],
+    headline: Sequence[str],
+    min_repeats: int,
+    max_repeats: int,
+    window: int | None = None,
+    threshold: float = THRESHOLD,
+) -> Repeated:
+    """Call ``measure`` (one repeat: a dict of figures) until every ``headline`` figure
+    (a :func:`figures` key of its result, e.g. ``"sizes.100.median_us"``) is stable by
+    :func:`settle`, at least ``min_repeats`` and at most ``max_repeats`` times. The window
+    defaults to :func:`window_for` ``(max_repeats)``. A headline key missing from a
+    repeat's result is a bug in the benchmark: KeyError names it."""
+    if min_repeats < 1 or max_repeats < min_repeats:
+        raise ValueError("need 1 <= min_repeats <= max_repeats")
+    if not headline:
+        raise ValueError("no headline figure")
+    size = window_for(max_repeats) if window is None else window
+    runs: list[dict[str, Any]] = []
+    samples: dict[str, list[float]] = {key: [] for key in headline}
+    while True:
+        runs.append(measure())
+        found = figures(runs[-1])
+        for key in headline:
+            samples[key].append(found[key])
+        verdicts = {key: settle(values, size, threshold) for key, values in samples.items()}
+        done = all(v.stable for v in verdicts.values())
+        if len(runs) >= min_repeats and (done or len(runs) >= max_repeats):
+            return Repeated(runs, verdicts)

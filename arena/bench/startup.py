@@ -3,8 +3,9 @@
 A small run is dominated by start-up, not by its games: the interpreter and the arena's
 imports, MLflow's import and store (migrations when the SQLite file is new), the result
 files. Each case runs ``arena tournament --game dziobaki --players 2 --bots
-random,greedy`` as a fresh process in a temporary directory ``repeats`` times and
-reports the median wall time and the CPU time (user + system) of the process:
+random,greedy`` as a fresh process in a temporary directory until its wall time is
+stable (:mod:`arena.bench.report`: at least ``--repeats``, at most ``--max-repeats``
+runs) and reports the median wall time and CPU time (user + system) of the process:
 
 - ``no-tracking``: ``--no-tracking``;
 - ``tracking-existing``: MLflow's SQLite store ``mlflow.db`` already exists (the steady
@@ -16,7 +17,6 @@ Goal (issue 19): ≤ 3 s wall with tracking into an existing store, on a 2-core 
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import shutil
@@ -25,13 +25,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from arena.bench import report
 
 COMMAND = ["tournament", "--game", "dziobaki", "--players", "2", "--bots", "random,greedy", "-q"]
 CASES = ("no-tracking", "tracking-existing", "tracking-fresh")
 GOAL_SECONDS = 3.0
 """The goal for ``tracking-existing`` (wall, median)."""
+MAX_REPEATS = 5
+"""Default bound on the runs of one case (each is a fresh process of a few seconds)."""
 TIMEOUT_SECONDS = 300.0
 """A run that takes longer than this is a failure, not a figure."""
 
@@ -56,41 +61,73 @@ def _run_once(cwd: Path, tracking: bool) -> tuple[float, float]:
     return wall, cpu
 
 
-def measure(repeats: int = 3) -> dict[str, Any]:
-    """Median wall and CPU seconds of each case (see the module docstring)."""
-    report: dict[str, Any] = {"repeats": repeats, "goal_seconds": GOAL_SECONDS}
+def _case_run(cwd: Path, case: str) -> tuple[float, float]:
+    """One run of ``case`` in ``cwd``, after putting the MLflow store in the state the
+    case asks for."""
+    if case == "tracking-fresh":
+        (cwd / "mlflow.db").unlink(missing_ok=True)
+        shutil.rmtree(cwd / "mlartifacts", ignore_errors=True)
+    elif case == "tracking-existing" and not (cwd / "mlflow.db").exists():
+        _run_once(cwd, tracking=True)  # create the store first (not timed)
+    return _run_once(cwd, tracking=case != "no-tracking")
+
+
+def measure(
+    repeats: int = 3,
+    max_repeats: int = MAX_REPEATS,
+    cases: Sequence[str] = CASES,
+    show: bool = False,
+) -> dict[str, Any]:
+    """Median wall and CPU seconds of each case (see the module docstring), each case run
+    until its wall time is stable (at least ``repeats``, at most ``max_repeats`` runs;
+    :mod:`arena.bench.report`); with ``show``, each case's line is printed when it is done."""
+    out: dict[str, Any] = {"machine": report.machine(), "goal_seconds": GOAL_SECONDS}
+    if show:
+        print(report.header_line(out["machine"]), flush=True)
+        print("2-game tournament, start to exit (median of the runs):", flush=True)
     with tempfile.TemporaryDirectory(prefix="mnr-bench-startup-") as tmp:
         cwd = Path(tmp)
-        for case in CASES:
-            runs = []
-            for _ in range(repeats):
-                if case == "tracking-fresh":
-                    (cwd / "mlflow.db").unlink(missing_ok=True)
-                    shutil.rmtree(cwd / "mlartifacts", ignore_errors=True)
-                elif case == "tracking-existing" and not (cwd / "mlflow.db").exists():
-                    _run_once(cwd, tracking=True)  # create the store first
-                runs.append(_run_once(cwd, tracking=case != "no-tracking"))
-            report[case] = {
-                "wall_seconds": round(statistics.median(w for w, _ in runs), 3),
+        for case in cases:
+            runs: list[tuple[float, float]] = []
+
+            def once(case: str = case, runs: list[tuple[float, float]] = runs) -> float:
+                runs.append(_case_run(cwd, case))
+                return runs[-1][0]
+
+            verdict, _ = report.until_stable(
+                once, repeats, max_repeats, window=report.window_for(max_repeats)
+            )
+            row = {
+                "wall_seconds": round(verdict.median, 3),
                 "cpu_seconds": round(statistics.median(c for _, c in runs), 3),
+                "stability": verdict.as_json(),
             }
-    report["goal_met"] = report["tracking-existing"]["wall_seconds"] <= GOAL_SECONDS
-    report["cpus"] = os.cpu_count()
-    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    return report
+            out[case] = row
+            if show:
+                print(
+                    f"  {case:<18} {row['wall_seconds']:6.2f} s wall  "
+                    f"{row['cpu_seconds']:6.2f} s CPU  ({verdict.repeats} runs){verdict.note()}",
+                    flush=True,
+                )
+    if "tracking-existing" in out:
+        out["goal_met"] = out["tracking-existing"]["wall_seconds"] <= GOAL_SECONDS
+        if show:
+            print(
+                f"goal ≤ {GOAL_SECONDS:g} s wall with tracking into an existing store: "
+                f"{'met' if out['goal_met'] else 'NOT met'}"
+            )
+    return out
 
 
-def run_startup_bench(repeats: int, as_json: bool) -> None:
-    report = measure(repeats)
-    if as_json:
-        print(json.dumps(report, indent=1))
-        return
-    print(f"2-game tournament, start to exit (median of {repeats}):")
-    for case in CASES:
-        r = report[case]
-        print(f"  {case:<18} {r['wall_seconds']:6.2f} s wall  {r['cpu_seconds']:6.2f} s CPU")
-    verdict = "met" if report["goal_met"] else "NOT met"
-    print(
-        f"goal ≤ {GOAL_SECONDS:g} s wall with tracking into an existing store: {verdict} "
-        f"(load average {report['load_average'][0]} on {report['cpus']} CPUs)"
-    )
+def run_startup_bench(
+    repeats: int,
+    as_json: bool,
+    max_repeats: int = MAX_REPEATS,
+    earlier: Any = None,
+    cases: Sequence[str] = CASES,
+) -> dict[str, Any]:
+    """``arena bench startup``: text (each case as it is measured) or JSON, with the
+    change of every figure against ``earlier`` (an earlier run's JSON) when given."""
+    out = measure(repeats, max_repeats, cases, show=not as_json)
+    report.finish(out, earlier, as_json)
+    return out

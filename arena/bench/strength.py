@@ -10,17 +10,21 @@ interval (normal approximation, 1.96 standard errors), the mean, p99 and maximum
 per move, and whether the bots are strictly ordered (each one's interval entirely above
 the next one's) by mean score and by win rate.
 
-Reproducible: the same ``--seed`` and bot specs give the same games (iteration budgets,
-not wall-clock ones, keep the search bots deterministic), whatever ``--workers``.
+The games are played in batches of ``--games`` games, each batch continuing the seeds of
+the one before, until every bot's mean score per batch is stable
+(:mod:`arena.bench.report`: at least ``--repeats``, at most ``--max-repeats`` batches);
+the table is over every game played. Reproducible: the same ``--seed``, ``--games`` and
+bot specs give the same games (iteration budgets, not wall-clock ones, keep the search
+bots deterministic, and scores, not times, decide when to stop), whatever ``--workers``;
+two batches of ``n`` are the games of one batch of ``2n``.
 
-    arena bench strength --game zooloretto_mini --games 60 --seed 1
-    arena bench strength --games 30 --workers 2 --json
+    arena bench strength --game zooloretto_mini --games 30 --seed 1
+    arena bench strength --games 15 --workers 2 --json
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import statistics
 import time
@@ -29,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.bench import report
 from arena.errors import UserError
 from arena.match.cmdbots import open_bots
 from arena.match.runner import MatchConfig, MatchSpec
@@ -126,17 +131,27 @@ def play_one(
     return scores, ranks, ms
 
 
-def run_game(
-    game: str, bots: Sequence[str], games: int, seed: int, workers: int
-) -> list[dict[str, Any]]:
-    """Play ``games`` games of ``game`` and return one summary row per bot (best first)."""
+Result = tuple[list[float], list[int], list[list[float]]]
+"""One game's scores, ranks and move times (ms), in bot order (:func:`play_one`)."""
+
+
+def play_games(
+    game: str, bots: Sequence[str], games: int, seed: int, workers: int, first: int = 0
+) -> list[Result]:
+    """Games ``first`` to ``first + games - 1`` of the table's sequence: game ``g`` is
+    seed ``seed + g // k`` with the bots rotated ``g % k`` seats (``k`` bots), so that a
+    second batch continues the first and two batches of ``n`` are one run of ``2n``."""
     k = len(bots)
-    jobs = [(game, list(bots), seed + i // k, i % k) for i in range(games)]
+    jobs = [(game, list(bots), seed + g // k, g % k) for g in range(first, first + games)]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(_play_job, jobs))
-    else:
-        results = [_play_job(job) for job in jobs]
+            return list(pool.map(_play_job, jobs))
+    return [_play_job(job) for job in jobs]
+
+
+def summarise(bots: Sequence[str], results: Sequence[Result]) -> list[dict[str, Any]]:
+    """One summary row per bot over ``results`` (best mean first)."""
+    k = len(bots)
     stats = [StrengthStats(b) for b in bots]
     for scores, ranks, ms in results:
         first = sum(1 for r in ranks if r == 1)
@@ -149,7 +164,40 @@ def run_game(
     return rows
 
 
-def _play_job(job: tuple[str, list[str], int, int]) -> tuple[Any, ...]:
+def run_game(
+    game: str, bots: Sequence[str], games: int, seed: int, workers: int
+) -> list[dict[str, Any]]:
+    """Play ``games`` games of ``game`` and return one summary row per bot (best first)."""
+    return summarise(bots, play_games(game, bots, games, seed, workers))
+
+
+def run_repeated(
+    game: str,
+    bots: Sequence[str],
+    games: int,
+    seed: int,
+    workers: int,
+    repeats: int = 1,
+    max_repeats: int = 1,
+) -> tuple[list[dict[str, Any]], report.Repeated]:
+    """Batches of ``games`` games (:func:`play_games`, one after the other) until every
+    bot's mean score per batch is stable (at least ``repeats``, at most ``max_repeats``
+    batches; :func:`arena.bench.report.repeat_until_stable`); the rows are over every
+    game played. Scores, not times, decide: the same seeds give the same batches."""
+    results: list[Result] = []
+    k = len(bots)
+
+    def batch() -> dict[str, Any]:
+        new = play_games(game, bots, games, seed, workers, first=len(results))
+        results.extend(new)
+        return {"mean": {str(i): statistics.fmean(r[0][i] for r in new) for i in range(k)}}
+
+    headline = [f"mean.{i}" for i in range(k)]
+    repeated = report.repeat_until_stable(batch, headline, repeats, max_repeats)
+    return summarise(bots, results), repeated
+
+
+def _play_job(job: tuple[str, list[str], int, int]) -> Result:
     return play_one(*job)
 
 
@@ -177,32 +225,60 @@ def run_strength(
     seed: int,
     workers: int,
     as_json: bool,
+    repeats: int = 1,
+    max_repeats: int = 1,
+    earlier: Any = None,
 ) -> dict[str, Any]:
-    """``arena bench strength``: the ladder of every game in ``games`` (default all), each
-    printed as soon as it is done (or all of it as JSON at the end); returns the JSON."""
+    """``arena bench strength``: the ladder of every game in ``games`` (default all), in
+    batches of ``n_games`` games until every bot's mean score is stable
+    (:func:`run_repeated`), each game printed as soon as it is done (or all of it as JSON
+    at the end, with the change against ``earlier`` when given); returns the JSON."""
     chosen = list(games or GAMES)
     unknown = [g for g in chosen if g not in GAMES]
     if unknown:
         raise UserError(f"unknown game(s) {unknown}; known: {', '.join(GAMES)}")
+    info = report.machine()
+    if not as_json:
+        print(report.header_line(info), flush=True)
     out: dict[str, Any] = {}
     for game in chosen:
         table = list(bots or default_bots(game))
         t0 = time.perf_counter()
-        rows = run_game(game, table, n_games, seed, workers)
-        out[game] = {"rows": rows, "seconds": round(time.perf_counter() - t0, 1)}
+        rows, repeated = run_repeated(game, table, n_games, seed, workers, repeats, max_repeats)
+        stability = {
+            spec: repeated.stability[f"mean.{i}"].as_json() for i, spec in enumerate(table)
+        }
+        out[game] = {
+            "rows": rows,
+            "seconds": round(time.perf_counter() - t0, 1),
+            "repeats": len(repeated.runs),
+            "stability": stability,
+        }
         if not as_json:
-            print(format_rows(game, rows), f"[{out[game]['seconds']} s]", flush=True)
-    report = {"seed": seed, "games": n_games, "results": out}
-    if as_json:
-        print(json.dumps(report, indent=1))
-    return report
+            moving = [spec for spec, s in stability.items() if not s["stable"]]
+            note = (
+                f" [NOT STABLE after {len(repeated.runs)} batches: mean of {', '.join(moving)}]"
+                if moving
+                else ""
+            )
+            print(
+                format_rows(game, rows),
+                f"[{len(repeated.runs)} batches, {out[game]['seconds']} s]{note}",
+                flush=True,
+            )
+    data = {"machine": info, "seed": seed, "games": n_games, "results": out}
+    report.finish(data, earlier, as_json)
+    return data
 
 
 __all__ = [
     "StrengthStats",
     "default_bots",
     "mean_ci",
+    "play_games",
     "run_game",
+    "run_repeated",
     "run_strength",
     "strictly_ordered",
+    "summarise",
 ]

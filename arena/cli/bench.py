@@ -1,5 +1,5 @@
-"""``arena bench engine|grpc|server|arena|search|strength|ladder|ratings|sandbox|startup``: the
-benchmarks (``--json`` for machines).
+"""``arena bench engine|grpc|server|arena|search|strength|ladder|lobby|ratings|sandbox|startup``:
+the benchmarks (``--json`` for machines; ``--compare FILE`` against an earlier ``--json``).
 
 Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 """
@@ -30,6 +30,15 @@ def _check_repeats(repeats: int, max_repeats: int) -> None:
             f"--repeats must be >= 1 and --max-repeats >= --repeats, got {repeats} and "
             f"{max_repeats}"
         )
+
+
+def _check_game(game: str) -> None:
+    """Fail in a second on an unknown ``--game``, not after minutes of measuring (or, for
+    the lobby, never: its runner waits for a game that cannot start)."""
+    from engine import GAMES
+
+    if game not in GAMES:
+        raise UserError(f"unknown game {game!r}; known: {', '.join(sorted(GAMES))}")
 
 
 @user_errors
@@ -183,7 +192,9 @@ def bench_strength_cmd(
         list[str] | None,
         typer.Option("--game", help="Game id (repeatable; default every game)."),
     ] = None,
-    games: Annotated[int, typer.Option("--games", help="Games per game id.")] = 30,
+    games: Annotated[
+        int, typer.Option("--games", help="Games per game id in each batch (repeat).")
+    ] = 15,
     seed: Annotated[int, typer.Option("--seed", help="First seed.")] = 1,
     bot: Annotated[
         list[str] | None,
@@ -193,13 +204,26 @@ def bench_strength_cmd(
         ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+    repeats: Annotated[
+        int, typer.Option("--repeats", help="Least batches per game id (mean scores settle).")
+    ] = 2,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most batches while a mean score moves.")
+    ] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
-    """Strength ladder: the bots at one table, seats rotated over the same seeds; mean
-    score and win rate with 95% intervals, time per move, whether strictly ordered."""
+    """Strength ladder: the bots at one table, seats rotated over the same seeds, in
+    batches until each bot's mean score settles; mean score and win rate with 95%
+    intervals, time per move, whether strictly ordered."""
+    from arena.bench.report import load_earlier
     from arena.bench.strength import run_strength
 
-    run_strength(game, bot, games, seed, workers, as_json)
+    _check_repeats(repeats, max_repeats)
+    if games < 1 or workers < 1:
+        raise UserError("--games and --workers must be >= 1")
+    earlier = load_earlier(compare)
+    run_strength(game, bot, games, seed, workers, as_json, repeats, max_repeats, earlier)
 
 
 @user_errors
@@ -216,77 +240,141 @@ def bench_ladder_cmd(
         bool,
         typer.Option("--throughput/--no-throughput", help="Compare games/s with a tournament."),
     ] = True,
+    repeats: Annotated[
+        int, typer.Option("--repeats", help="Least repeats of the matchmaking and commit times.")
+    ] = 3,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most repeats while a time moves.")
+    ] = 6,
+    throughput_repeats: Annotated[
+        int,
+        typer.Option("--throughput-repeats", help="Most repeats of the throughput ratio.", min=1),
+    ] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
     """Ladder: matchmaking time per decision (10/100/1,000 bots), commit time per result
     (SQLite; PostgreSQL with --db), games to leave provisional, games/s vs a tournament."""
-    from arena.bench.ladder import bench_ladder, print_report
+    from arena.bench.ladder import run_ladder_bench
+    from arena.bench.report import load_earlier
 
-    report = bench_ladder(
-        db, game=game, bot=bot, games=games, workers=workers, throughput=throughput
+    _check_repeats(repeats, max_repeats)
+    run_ladder_bench(
+        db,
+        as_json=as_json,
+        earlier=load_earlier(compare),
+        game=game,
+        bot=bot,
+        games=games,
+        workers=workers,
+        throughput=throughput,
+        repeats=repeats,
+        max_repeats=max_repeats,
+        throughput_repeats=throughput_repeats,
     )
-    if as_json:
-        print(json.dumps(report, indent=1))
-    else:
-        print_report(report)
 
 
+@user_errors
 def bench_lobby_cmd(
-    trials: Annotated[int, typer.Option("--trials", help="Bot connects to time.", min=1)] = 20,
+    trials: Annotated[
+        int, typer.Option("--trials", help="Least bot connects to time.", min=1)
+    ] = 20,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most connects while the median moves.")
+    ] = 40,
     game: Annotated[str, typer.Option("--game", help="The ladder's game.")] = "dziobaki",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
     """Lobby: assignment latency, a remote bot's token connect to its first MatchAssigned."""
-    from arena.bench.lobby import bench_lobby, print_report
+    from arena.bench.lobby import run_lobby_bench
+    from arena.bench.report import load_earlier
 
-    report = bench_lobby(trials, game)
-    if as_json:
-        print(json.dumps(report, indent=1))
-    else:
-        print_report(report)
+    _check_repeats(trials, max_repeats)
+    _check_game(game)
+    run_lobby_bench(trials, game, max_repeats, as_json, load_earlier(compare))
 
 
 @user_errors
 def bench_ratings_cmd(
-    reps: Annotated[int, typer.Option("--reps", help="Replications per row.")] = 200,
+    reps: Annotated[
+        int, typer.Option("--reps", help="Replications per row in each batch (repeat).")
+    ] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the synthetic games.")] = 0,
     sprt: Annotated[
         str, typer.Option("--sprt", help="The SPRT whose error rates are measured.")
     ] = "elo0=0,elo1=10,alpha=0.05,beta=0.05",
+    repeats: Annotated[int, typer.Option("--repeats", help="Least batches of replications.")] = 2,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most batches while a figure moves.")
+    ] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
     """Coverage of the leaderboard's 95% rating intervals on games drawn from a known
     model, and the SPRT's error rates and games to a decision."""
     from arena.bench.ratings import run_ratings_bench
+    from arena.bench.report import load_earlier
 
+    _check_repeats(repeats, max_repeats)
     if reps < 1:
         raise UserError("--reps must be >= 1")
-    run_ratings_bench(reps, seed, sprt, as_json)
+    earlier = load_earlier(compare)
+    run_ratings_bench(reps, seed, sprt, as_json, repeats, max_repeats, earlier)
 
 
+@user_errors
 def bench_sandbox_cmd(
-    repeats: Annotated[int, typer.Option("--repeats", help="Start-ups timed each way.")] = 10,
-    games: Annotated[int, typer.Option("--games", help="Matches played each way.")] = 4,
+    repeats: Annotated[int, typer.Option("--repeats", help="Least start-ups timed each way.")] = 10,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most start-ups each way while a ratio moves.")
+    ] = 20,
+    games: Annotated[int, typer.Option("--games", help="Least matches played each way.")] = 4,
+    max_games: Annotated[
+        int, typer.Option("--max-games", help="Most matches each way while the ratio moves.")
+    ] = 8,
     game: Annotated[str, typer.Option("--game", help="Game of the matches.")] = "zooloretto_mini",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
     """Start-up and per-move cost of a sandboxed command bot against an unsandboxed one."""
+    from arena.bench.report import load_earlier
     from arena.bench.sandbox import run_sandbox_bench
 
-    if repeats < 1 or games < 1:
-        raise UserError("--repeats and --games must be >= 1")
-    run_sandbox_bench(repeats, games, game, as_json)
+    _check_repeats(repeats, max_repeats)
+    if games < 1 or max_games < games:
+        raise UserError(
+            f"--games must be >= 1 and --max-games >= --games, got {games} and {max_games}"
+        )
+    _check_game(game)
+    earlier = load_earlier(compare)
+    run_sandbox_bench(repeats, games, game, as_json, max_repeats, max_games, earlier)
 
 
 @user_errors
 def bench_startup_cmd(
-    repeats: Annotated[int, typer.Option("--repeats", help="Runs of each case (median).")] = 3,
+    repeats: Annotated[int, typer.Option("--repeats", help="Least runs of each case.")] = 3,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", help="Most runs of a case while its time moves.")
+    ] = 5,
+    case: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--case",
+            help="Only this case (repeatable): no-tracking, tracking-existing, tracking-fresh.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
     """Wall time of a 2-game tournament, start to exit: without tracking, with an existing
     MLflow store and with a fresh one."""
-    from arena.bench.startup import run_startup_bench
+    from arena.bench.report import load_earlier
+    from arena.bench.startup import CASES, run_startup_bench
 
-    if repeats < 1:
-        raise UserError("--repeats must be >= 1")
-    run_startup_bench(repeats, as_json)
+    _check_repeats(repeats, max_repeats)
+    cases = case or list(CASES)
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        raise UserError(f"unknown case(s) {unknown}; known: {', '.join(CASES)}")
+    run_startup_bench(repeats, as_json, max_repeats, load_earlier(compare), cases)

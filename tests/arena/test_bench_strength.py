@@ -9,7 +9,7 @@ from typing import Any
 def test_bench_strength_json(run_cli: Any) -> None:
     proc = run_cli(
         "bench", "strength", "--game", "dziobaki", "--games", "2", "--bot", "random",
-        "--bot", "greedy", "--seed", "3", "--json",
+        "--bot", "greedy", "--seed", "3", "--repeats", "1", "--max-repeats", "1", "--json",
     )  # fmt: skip
     assert proc.exit_code == 0, proc.stderr
     report = json.loads(proc.stdout)

@@ -126,3 +126,32 @@ def test_bench_search_reports_iterations_and_the_solo_move(run_cli: Any) -> None
     assert row["iterations_per_cpu_s"] > 0 and data["solo_dziobaki_first_move_cpu_ms"] > 0
     proc = run_cli("bench", "search", "--game", "nope")
     assert proc.exit_code == 2 and "unknown game" in proc.stderr
+
+
+def test_repeat_until_stable_decides_on_the_headline_figures_only() -> None:
+    values = iter(range(100))
+
+    def measure() -> dict[str, Any]:
+        i = next(values)
+        return {"steady": {"x": 10.0}, "noise": float(2**i), "name": "run"}
+
+    repeated = report.repeat_until_stable(measure, ["steady.x"], 1, 9)
+    assert repeated.stable and len(repeated.runs) == 3  # the default window
+    assert repeated.medians() == {"steady": {"x": 10.0}, "noise": 2.0, "name": "run"}
+    values = iter(range(100))
+    moving = report.repeat_until_stable(measure, ["steady.x", "noise"], 1, 4)
+    assert not moving.stable and len(moving.runs) == 4
+    assert moving.stability["steady.x"].stable and not moving.stability["noise"].stable
+    assert moving.note() == " [NOT STABLE after 4 repeats: noise (spread 75%)]"
+    assert moving.as_json()["noise"]["repeats"] == 4
+    with pytest.raises(KeyError):
+        report.repeat_until_stable(measure, ["absent"], 1, 2)
+
+
+def test_one_costly_repeat_is_never_called_stable() -> None:
+    repeated = report.repeat_until_stable(lambda: {"x": 1.0}, ["x"], 1, 1)
+    assert not repeated.stable and len(repeated.runs) == 1
+    repeated = report.repeat_until_stable(lambda: {"x": 1.0}, ["x"], 1, 2)
+    assert repeated.stable and len(repeated.runs) == 2
+    verdict = report.settle([1.0, 3.0])
+    assert report.Stability.from_json(verdict.as_json()) == verdict

@@ -321,12 +321,13 @@ def test_a_runner_killed_and_restarted_counts_every_match_once(
 
 
 def test_bench_ladder_reports_its_figures() -> None:
-    proc = arena("bench", "ladder", "--no-throughput", "--json")
+    quick = ("--repeats", "1", "--max-repeats", "1")  # repeats: tests/bench/test_benches.py
+    proc = arena("bench", "ladder", "--no-throughput", *quick, "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert set(report["matchmaking"]["sizes"]) == {"10", "100", "1000"}
     assert report["commit_sqlite"]["backend"] == "sqlite"
     assert [p["players"] for p in report["placement"]] == [2, 3, 4]
-    text = arena("bench", "ladder", "--no-throughput").stdout
+    text = arena("bench", "ladder", "--no-throughput", *quick).stdout
     assert "per decision" in text and "commit per result (sqlite" in text
     assert os.path.exists(REPO / "arena" / "bench" / "ladder.py")
