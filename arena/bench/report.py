@@ -93,14 +93,21 @@ class Stability:
         return f" [NOT STABLE after {self.repeats} repeats: spread {spread}]"
 
 
-def settle(samples: list[float], window: int = WINDOW, threshold: float = THRESHOLD) -> Stability:
+def settle(
+    samples: list[float], window: int = WINDOW, threshold: float = THRESHOLD, scale: float = 0.0
+) -> Stability:
     """The stability of ``samples`` so far (pure: the decision rule of
-    :func:`until_stable`, tested without a clock).
+    :func:`until_stable`, tested without a clock). The spread is relative to the running
+    median, or to ``scale`` when that is larger: a figure near zero in a table of larger
+    ones (random's mean score beside ismcts's) is judged on the table's scale, since
+    relative to itself it never settles.
 
     >>> settle([10.0, 10.2, 10.1, 10.1]).stable
     True
     >>> settle([10.0, 20.0, 5.0]).stable
     False
+    >>> settle([0.2, 0.6, 0.1, 0.5]).stable, settle([0.2, 0.6, 0.1, 0.5], scale=22.0).stable
+    (False, True)
     """
     if not samples:
         raise ValueError("no samples")
@@ -109,8 +116,8 @@ def settle(samples: list[float], window: int = WINDOW, threshold: float = THRESH
     if len(medians) < window:
         return Stability(median, len(samples), float("inf"), False)
     last = medians[-window:]
-    centre = statistics.median(last)
-    spread = (max(last) - min(last)) / abs(centre) if centre else float("inf")
+    centre = max(abs(statistics.median(last)), scale)
+    spread = (max(last) - min(last)) / centre if centre else float("inf")
     if centre == 0 and max(last) == min(last):
         spread = 0.0
     return Stability(median, len(samples), spread, spread <= threshold)
@@ -321,12 +328,15 @@ def repeat_until_stable(
     max_repeats: int,
     window: int | None = None,
     threshold: float = THRESHOLD,
+    shared_scale: bool = False,
 ) -> Repeated:
     """Call ``measure`` (one repeat: a dict of figures) until every ``headline`` figure
     (a :func:`figures` key of its result, e.g. ``"sizes.100.median_us"``) is stable by
     :func:`settle`, at least ``min_repeats`` and at most ``max_repeats`` times. The window
     defaults to :func:`window_for` ``(max_repeats)``. A headline key missing from a
-    repeat's result is a bug in the benchmark: KeyError names it."""
+    repeat's result is a bug in the benchmark: KeyError names it. With ``shared_scale``
+    the headline figures are one table in one unit (e.g. each bot's mean score), and each
+    is judged against the largest of their medians (see :func:`settle`'s ``scale``)."""
     if min_repeats < 1 or max_repeats < min_repeats:
         raise ValueError("need 1 <= min_repeats <= max_repeats")
     if not headline:
@@ -339,7 +349,12 @@ def repeat_until_stable(
         found = figures(runs[-1])
         for key in headline:
             samples[key].append(found[key])
-        verdicts = {key: settle(values, size, threshold) for key, values in samples.items()}
+        scale = (
+            max(abs(statistics.median(values)) for values in samples.values())
+            if shared_scale
+            else 0.0
+        )
+        verdicts = {key: settle(values, size, threshold, scale) for key, values in samples.items()}
         done = all(v.stable for v in verdicts.values())
         if len(runs) >= min_repeats and (done or len(runs) >= max_repeats):
             return Repeated(runs, verdicts)

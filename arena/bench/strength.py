@@ -183,7 +183,8 @@ def run_repeated(
     """Batches of ``games`` games (:func:`play_games`, one after the other) until every
     bot's mean score per batch is stable (at least ``repeats``, at most ``max_repeats``
     batches; :func:`arena.bench.report.repeat_until_stable`); the rows are over every
-    game played. Scores, not times, decide: the same seeds give the same batches."""
+    game played. Scores, not times, decide: the same seeds give the same batches. The
+    means share one scale (a mean near zero is judged against the table's largest)."""
     results: list[Result] = []
     k = len(bots)
 
@@ -193,7 +194,7 @@ def run_repeated(
         return {"mean": {str(i): statistics.fmean(r[0][i] for r in new) for i in range(k)}}
 
     headline = [f"mean.{i}" for i in range(k)]
-    repeated = report.repeat_until_stable(batch, headline, repeats, max_repeats)
+    repeated = report.repeat_until_stable(batch, headline, repeats, max_repeats, shared_scale=True)
     return summarise(bots, results), repeated
 
 
