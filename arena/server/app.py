@@ -47,6 +47,7 @@ from grpc_health.v1._async import HealthServicer
 from arena.match.records import dumps_line
 from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.hub import Hub, ServerConfig, drive
+from arena.server.probe import LoadProbe
 from arena.server.reflection import enable_reflection
 from arena.server.service import SERVICE, GameService, handler
 from arena.server.table import Table
@@ -117,6 +118,8 @@ class GameServer:
         )
         """Writes the records of matches aborted on the event loop (join timeouts)."""
         self.stopped = threading.Event()
+        self.probe: LoadProbe | None = None
+        """The load probe, when ``config.probe_path`` is set (started with the server)."""
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -173,6 +176,10 @@ class GameServer:
         await health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
         self._health = health
+        if self.config.probe_path is not None:
+            self.probe = LoadProbe()
+            self.probe.start()
+            self.probe.write_every(Path(self.config.probe_path))
         return bound
 
     def _call(self, coro: Any, timeout: float | None = None) -> Any:
@@ -221,6 +228,8 @@ class GameServer:
         self._background.shutdown(wait=True)
         if self._server is not None:
             self._call_quietly(self._server.stop(1.0), 10, "the gRPC server's stop")
+        if self.probe is not None:
+            self._loop.call_soon_threadsafe(self.probe.stop)
         self._loop.call_soon_threadsafe(self._loop.stop)
         if self._loop_thread is not None:
             self._loop_thread.join(5)

@@ -91,6 +91,11 @@ class ServerConfig:
     and ``gc.set_threshold(*gc_threshold)`` (process-wide): fewer, shorter collector pauses
     in the event loop (the p99 of move latency under load). ``arena serve`` and ``arena bench
     grpc`` set it (:data:`GC_THRESHOLD`); embedded servers do not."""
+    probe_path: str | None = None
+    """When set, a :class:`arena.server.probe.LoadProbe` measures the server's event-loop
+    delay, collector pauses and CPU, and this file always holds its latest cumulative
+    snapshot (rewritten every 0.5 s): how ``arena bench server`` sees where a latency tail
+    comes from in a server process (``arena serve --probe-file``)."""
 
 
 SWITCH_INTERVAL_S = 0.0005
