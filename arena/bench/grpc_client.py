@@ -37,6 +37,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
+from arena.server.hub import GC_THRESHOLD
 from arena.server.probe import LoadProbe, window
 
 ECHO = "/menagerie.bench.Echo/PingPong"
@@ -262,7 +263,7 @@ def main() -> None:
     # The client's own collector pauses would count as server latency: same settings as
     # the server (arena.server.hub.GC_THRESHOLD), everything loaded so far frozen.
     gc.freeze()
-    gc.set_threshold(20_000, 50, 1000)
+    gc.set_threshold(*GC_THRESHOLD)
     out: dict[str, object] = {}
     if args.token:
         METADATA.append(("authorization", f"Bearer {args.token}"))

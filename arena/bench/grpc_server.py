@@ -46,8 +46,14 @@ from arena.errors import UserError
 from arena.server.probe import read_snapshot, window
 
 HEALTH_GOAL_MS = 100.0
-CLIENT_PROCESSES = 2
-"""Load client processes per measurement (one Python process is a single core)."""
+MATCHES_PER_CLIENT = 250
+"""Matches per load client process (at least 2 processes): one Python process is one
+event loop, and at 500 matches (1,000 streams, ~1,000 moves/s) a client's own loop delay
+reached the server's, so the generator, not the server, set the tail."""
+WARMUP_S = 3.0
+"""Load runs take no samples this long after they start (at most ``--seconds``: the
+connections, the first CreateMatch calls), plus ``WARMUP_PER_1000_S`` per 1,000 matches."""
+WARMUP_PER_1000_S = 2.0
 PROBE_POLL_S = 0.25
 """How often the servers' probe files are read during a load run."""
 
@@ -194,9 +200,9 @@ def tail_of(servers: list[dict[str, Any]], loads: list[dict[str, Any]]) -> dict[
 def _load(
     servers: list[ServeProcess], token: str, matches: int, think_ms: float, seconds: float
 ) -> dict[str, Any]:
-    k = CLIENT_PROCESSES
+    k = max(2, -(-matches // MATCHES_PER_CLIENT))
     per = [matches // k + (i < matches % k) for i in range(k)]
-    warmup = min(3.0, seconds)
+    warmup = min(WARMUP_S, seconds) + WARMUP_PER_1000_S * matches / 1000
     runs = [
         ["--mode", "load", "--token", token, "--matches", str(m), "--think-ms", str(think_ms),
          "--seconds", str(seconds), "--warmup-s", str(warmup), "--seed", str(i)]
@@ -205,7 +211,7 @@ def _load(
     ]  # fmt: skip
     addresses = ",".join(s.address for s in servers)
     with ProbeReader(servers) as reader:
-        loads = _clients(addresses, runs, seconds + 180)
+        loads = _clients(addresses, runs, warmup + seconds + 180)
     probes = [run["probe"] for run in loads]
     load = summary([x for run in loads for x in run["latencies_us"]])
     errors: dict[str, int] = {}
