@@ -103,12 +103,17 @@ SWITCH_INTERVAL_S = 0.0005
 bench grpc``): see ``ServerConfig.switch_interval_s``."""
 
 GC_THRESHOLD = (2_000, 500, 1000)
-"""The game server's collector thresholds. A young-generation collection costs in
-proportion to the young objects alive at that moment, and under load most of them are
-(each stream's pending read: its coroutine, future and grpc state, alive across a bot's
-think time), so the first threshold sets the length of the pause: measured at 1,000
-matches, 20,000 gave young collections of ~10 ms (median, up to 60 ms), 2,000 of ~0.5 ms,
-for the same collector CPU in all. The middle one keeps the older collections, which
+"""The game server's collector thresholds: short young collections, rare older ones.
+
+Under load the young generation is mostly objects alive across a bot's think time (each
+stream's pending read: coroutine, future, grpc state; each pending turn's observation),
+and a young collection scans those created since the last one, so its pause grows with
+the interval between collections. ``arena bench server`` at 1,000 matches (500 ms think,
+2 cores, machine load ~20): 20,000 gave ~12 young collections per 10 s of ~22 ms CPU
+each (stretched to 75 ms on average, 300 ms at worst, by waiting for a CPU); 2,000 gives
+~130 of ~4 ms CPU (10 ms on average). The price: each such object is now scanned once
+instead of about half of them, so the collector's CPU about doubles (~5 % of the
+server's instead of ~2.6 %). The middle threshold keeps the older collections, which
 scan everything promoted since the last (~120-180 ms at 1,000 matches), as rare as
 before: one per 1M young objects (500 x 2,000, as 50 x 20,000 was)."""
 
