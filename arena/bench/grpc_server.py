@@ -1,7 +1,8 @@
 """``arena bench server``: how much one ``arena serve`` process holds, and two.
 
 Servers are real ``arena serve`` processes (their own GIL, the command's settings);
-clients are ``arena.bench.grpc_client`` processes (grpc.aio). Three measurements:
+clients are ``arena.bench.grpc_client`` processes (grpc.aio; one per ``MATCHES_PER_CLIENT``
+matches, at least two). Three measurements:
 
 1. ``flood``: ``--flood`` CreateMatch calls at once against one server (nobody joins)
    while a health check runs every 10 ms on its own connection: the health round trip's
