@@ -44,6 +44,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from menagerie.v1 import game_service_pb2 as pb
 from menagerie.v1 import game_service_pb2_grpc as pb_grpc
 
+from arena.server.hub import GC_THRESHOLD
+from arena.server.probe import LoadProbe, window
+
 ECHO = "/menagerie.bench.Echo/PingPong"
 GIVE_UP_S = 60.0
 """A match slot whose every match failed for this long ends the client (the server is
@@ -241,6 +244,30 @@ def sdk_matches(address: str, wanted: int, warmup: int, seed: int) -> dict[str, 
     return {"matches": played, "client_us": client_us[warmup:], "latencies_us": []}
 
 
+async def probed_load(
+    address: str, concurrent: int, samples: Samples, think_s: float, seed: int
+) -> tuple[int, dict[str, Any]]:
+    """``play_matches`` under a :class:`LoadProbe`: the load generator's own loop delay,
+    collector pauses and CPU over the time its samples were taken (if those are as long
+    as the latencies, the generator is what is measured, not the server)."""
+    probe = LoadProbe()
+    probe.start()
+    marks: list[dict[str, Any]] = []
+
+    async def mark() -> None:
+        for at in (samples.collect_from, samples.stop_at):
+            await asyncio.sleep(max(0.0, at - time.perf_counter()))
+            marks.append(probe.snapshot())
+
+    marker = asyncio.create_task(mark())
+    played = await play_matches(address, concurrent, samples, think_s, seed)
+    marker.cancel()
+    while len(marks) < 2:
+        marks.append(probe.snapshot())
+    probe.stop()
+    return played, window(marks[0], marks[1])
+
+
 async def flood(address: str, n: int) -> dict[str, object]:
     """``n`` CreateMatch calls at once; health round trips (us) meanwhile."""
     latencies: list[float] = []
@@ -318,7 +345,7 @@ def main() -> None:
     # The client's own collector pauses would count as server latency: same settings as
     # the server (arena.server.hub.GC_THRESHOLD), everything loaded so far frozen.
     gc.freeze()
-    gc.set_threshold(20_000, 50, 1000)
+    gc.set_threshold(*GC_THRESHOLD)
     out: dict[str, object] = {}
     if args.token:
         METADATA.append(("authorization", f"Bearer {args.token}"))
@@ -339,8 +366,8 @@ def main() -> None:
         now = time.perf_counter()
         start = now + args.warmup_s
         samples = Samples(collect_from=start, stop_at=start + args.seconds)
-        out["matches"] = asyncio.run(
-            play_matches(args.address, args.matches, samples, args.think_ms / 1000, args.seed)
+        out["matches"], out["probe"] = asyncio.run(
+            probed_load(args.address, args.matches, samples, args.think_ms / 1000, args.seed)
         )
         out["latencies_us"] = samples.latencies_us
         out["errors"] = dict(samples.errors)

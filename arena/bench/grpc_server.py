@@ -1,7 +1,8 @@
 """``arena bench server``: how much one ``arena serve`` process holds, and two.
 
 Servers are real ``arena serve`` processes (their own GIL, the command's settings);
-clients are ``arena.bench.grpc_client`` processes (grpc.aio). Three measurements:
+clients are ``arena.bench.grpc_client`` processes (grpc.aio; one per ``MATCHES_PER_CLIENT``
+matches, at least two). Three measurements:
 
 1. ``flood``: ``--flood`` CreateMatch calls at once against one server (nobody joins)
    while a health check runs every 10 ms on its own connection: the health round trip's
@@ -15,8 +16,17 @@ clients are ``arena.bench.grpc_client`` processes (grpc.aio). Three measurements
    time, one server) and moves/s. Goal: p99 <= 2x the single-match p99; the largest
    size that meets it is reported per process count.
 
-The clients share the machine with the servers: on a machine with few cores the figures
-are bounds on the servers, not their limits.
+Every load run also says where its tail comes from (:mod:`arena.server.probe`): each
+server's event-loop delay (how long a ready callback waits for the loop), its loop
+thread's wait for a CPU, its collector pauses and CPU (``arena serve --probe-file``);
+the same of the load generators (their own loop delay counts as latency: when it is as
+long as the tail, the generator is what is measured); and what the rest of the machine
+burns meanwhile. The clients share the machine with the servers: on a machine with few
+cores the figures are bounds on the servers, not their limits.
+
+As every ``arena bench`` (:mod:`arena.bench.report`): the machine's cores and load are
+printed, the single-match p99 and each run's p99 are repeated until stable (or say they
+are not), and ``--compare FILE`` prints the change against an earlier ``--json`` run.
 """
 
 from __future__ import annotations
@@ -26,25 +36,41 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
+from pathlib import Path
 from typing import Any
 
+from arena.bench import report
 from arena.bench.grpc import LOAD_GOAL, _clients, summary
 from arena.errors import UserError
+from arena.server.probe import read_snapshot, window
 
 HEALTH_GOAL_MS = 100.0
-CLIENT_PROCESSES = 2
-"""Load client processes per measurement (one Python process is a single core)."""
+MATCHES_PER_CLIENT = 250
+"""Matches per load client process (at least 2 processes): one Python process is one
+event loop, and at 500 matches (1,000 streams, ~1,000 moves/s) a client's own loop delay
+reached the server's, so the generator, not the server, set the tail."""
+WARMUP_S = 3.0
+"""Load runs take no samples this long after they start (at most ``--seconds``: the
+connections, the first CreateMatch calls), plus ``WARMUP_PER_1000_S`` per 1,000 matches."""
+WARMUP_PER_1000_S = 2.0
+PROBE_POLL_S = 0.25
+"""How often the servers' probe files are read during a load run."""
 
 
 class ServeProcess:
-    """One ``arena serve --port 0`` child; ``address`` once it listens; ``stop`` SIGINTs it."""
+    """One ``arena serve --port 0`` child; ``address`` once it listens; ``stop`` SIGINTs it.
+    Its load probe file (``probe``) is in a temporary directory removed at ``stop``."""
 
     def __init__(self, token: str, max_pending: int) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="arena-bench-serve-")
+        self.probe = Path(self._dir.name) / "probe.json"
         self.proc = subprocess.Popen(
             [
                 sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--grace", "0",
                 "--admin-token", token, "--max-pending", str(max_pending),
-                "--max-matches", str(max(max_pending, 10_000)),
+                "--max-matches", str(max(max_pending, 10_000)), "--probe-file", str(self.probe),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -66,6 +92,7 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.communicate()
+        self._dir.cleanup()
 
 
 def _serving(k: int, token: str, max_pending: int) -> list[ServeProcess]:
@@ -80,57 +107,225 @@ def _serving(k: int, token: str, max_pending: int) -> list[ServeProcess]:
     return servers
 
 
-def _load(address: str, token: str, matches: int, think_ms: float, seconds: float) -> Any:
-    k = CLIENT_PROCESSES
+class ProbeReader:
+    """Reads the servers' probe files every ``PROBE_POLL_S`` while a load runs (a thread),
+    so the servers' figures can be cut to the clients' sampling window afterwards."""
+
+    def __init__(self, servers: list[ServeProcess]) -> None:
+        self.servers = servers
+        self.snapshots: list[list[dict[str, Any]]] = [[] for _ in servers]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="probe-reader", daemon=True)
+
+    def __enter__(self) -> ProbeReader:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._read()
+
+    def _read(self) -> None:
+        for server, seen in zip(self.servers, self.snapshots, strict=True):
+            snap = read_snapshot(server.probe)
+            if snap is not None and (not seen or snap["time"] > seen[-1]["time"]):
+                seen.append(snap)
+
+    def _poll(self) -> None:
+        while not self._stop.wait(PROBE_POLL_S):
+            self._read()
+
+    def windows(self, start: float, end: float) -> list[dict[str, Any]]:
+        """Each server's figures from its last snapshot at or before ``start`` to its first
+        at or after ``end`` (epoch seconds; the snapshots are 0.5 s apart)."""
+        out = []
+        for seen in self.snapshots:
+            if len(seen) < 2:
+                raise UserError("a server's load probe wrote no figures during the run")
+            first = max(
+                (s for s in seen if s["time"] <= start), key=lambda s: s["time"], default=seen[0]
+            )
+            last = min(
+                (s for s in seen if s["time"] >= end), key=lambda s: s["time"], default=seen[-1]
+            )
+            out.append(window(first, last))
+        return out
+
+
+def tail_of(servers: list[dict[str, Any]], loads: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where a load run's tail comes from: the servers' and load generators' probe windows
+    folded into one set of figures (the worst delay, the summed CPU) and the largest of
+    the three waits a move can have (server loop, server collector, load generator loop).
+
+    >>> w = {"cpu_cores": 0.5, "loop_cpu_cores": 0.4, "loop_runqueue_share": 0.1,
+    ...      "delay_p99_ms": 2.0, "delay_max_ms": 9.0, "gc_collections": [3, 0, 0],
+    ...      "gc_pause_total_ms": 4.0, "gc_pause_max_ms": 2.0, "gc_cpu_ms": 3.0,
+    ...      "gc_collected": 0, "machine_busy_cores": 1.8}
+    >>> t = tail_of([w], [{**w, "delay_p99_ms": 5.0}, w])
+    >>> t["largest"], t["load_cpu_cores"], t["other_cpu_cores"]
+    ('load generator loop delay', 1.0, 0.3)
+    """
+    busy = [w["machine_busy_cores"] for w in servers if w["machine_busy_cores"] is not None]
+    shares = [w["loop_runqueue_share"] for w in servers if w["loop_runqueue_share"] is not None]
+    out: dict[str, Any] = {
+        "server_delay_p99_ms": max(w["delay_p99_ms"] for w in servers),
+        "server_delay_max_ms": max(w["delay_max_ms"] for w in servers),
+        "server_runqueue_share": max(shares) if shares else None,
+        "server_gc_collections": [sum(w["gc_collections"][g] for w in servers) for g in range(3)],
+        "server_gc_pause_total_ms": round(sum(w["gc_pause_total_ms"] for w in servers), 2),
+        "server_gc_pause_max_ms": max(w["gc_pause_max_ms"] for w in servers),
+        "server_gc_cpu_ms": round(sum(w["gc_cpu_ms"] for w in servers), 2),
+        "server_gc_collected": sum(w["gc_collected"] for w in servers),
+        "server_cpu_cores": round(sum(w["cpu_cores"] for w in servers), 2),
+        "server_loop_cpu_cores": round(sum(w["loop_cpu_cores"] for w in servers), 2),
+        "load_delay_p99_ms": max(w["delay_p99_ms"] for w in loads),
+        "load_delay_max_ms": max(w["delay_max_ms"] for w in loads),
+        "load_gc_pause_max_ms": max(w["gc_pause_max_ms"] for w in loads),
+        "load_cpu_cores": round(sum(w["cpu_cores"] for w in loads), 2),
+        "machine_busy_cores": max(busy) if busy else None,
+        "other_cpu_cores": None,
+    }
+    if busy:
+        ours = out["server_cpu_cores"] + out["load_cpu_cores"]
+        out["other_cpu_cores"] = round(max(0.0, max(busy) - ours), 2)
+    waits = {
+        "server loop delay": out["server_delay_p99_ms"],
+        "server GC pause": out["server_gc_pause_max_ms"],
+        "load generator loop delay": out["load_delay_p99_ms"],
+    }
+    out["largest"] = max(waits, key=lambda k: waits[k])
+    return out
+
+
+def _load(
+    servers: list[ServeProcess], token: str, matches: int, think_ms: float, seconds: float
+) -> dict[str, Any]:
+    k = max(2, -(-matches // MATCHES_PER_CLIENT))
     per = [matches // k + (i < matches % k) for i in range(k)]
+    warmup = min(WARMUP_S, seconds) + WARMUP_PER_1000_S * matches / 1000
     runs = [
         ["--mode", "load", "--token", token, "--matches", str(m), "--think-ms", str(think_ms),
-         "--seconds", str(seconds), "--warmup-s", str(min(3.0, seconds)), "--seed", str(i)]
+         "--seconds", str(seconds), "--warmup-s", str(warmup), "--seed", str(i)]
         for i, m in enumerate(per)
         if m > 0
     ]  # fmt: skip
-    loads = _clients(address, runs, seconds + 180)
+    addresses = ",".join(s.address for s in servers)
+    with ProbeReader(servers) as reader:
+        loads = _clients(addresses, runs, warmup + seconds + 180)
+    probes = [run["probe"] for run in loads]
     load = summary([x for run in loads for x in run["latencies_us"]])
     errors: dict[str, int] = {}
     for run in loads:
         for key, count in run.get("errors", {}).items():
             errors[key] = errors.get(key, 0) + count
+    start, end = min(p["from"] for p in probes), max(p["to"] for p in probes)
+    tail = tail_of(reader.windows(start, end), probes)
     moves_per_s = round(load["n"] / seconds, 1)
-    return {**load, "matches": matches, "moves_per_s": moves_per_s, "errors": errors}
+    return {**load, "matches": matches, "moves_per_s": moves_per_s, "tail": tail, "errors": errors}
+
+
+def _repeated_load(
+    servers: list[ServeProcess],
+    token: str,
+    size: int,
+    think_ms: float,
+    seconds: float,
+    single_p99: float,
+    repeats: int,
+    max_repeats: int,
+) -> dict[str, Any]:
+    """Load runs of ``size`` matches until their p99 is stable: the median figures of the
+    runs, the failed calls of all of them, and the p99's stability."""
+    rows: list[dict[str, Any]] = []
+    errors: dict[str, int] = {}
+
+    def measure() -> float:
+        row = _load(servers, token, size, think_ms, seconds)
+        for key, count in row.pop("errors").items():
+            errors[key] = errors.get(key, 0) + count
+        rows.append(row)
+        return float(row["p99_us"])
+
+    verdict, _ = report.until_stable(measure, repeats, max_repeats)
+    row = report.median_figures(rows)
+    row["matches"] = size
+    row["p99_us"] = verdict.median
+    row["p99_vs_single"] = round(verdict.median / single_p99, 2)
+    row["tail"]["largest"] = max(
+        (r["tail"]["largest"] for r in rows), key=[r["tail"]["largest"] for r in rows].count
+    )
+    return {**row, "errors": errors, "stability": verdict.as_json()}
 
 
 def run_server_bench(
-    flood: int, burst: int, sizes: list[int], think_ms: float, seconds: float, max_pending: int
+    flood: int,
+    burst: int,
+    sizes: list[int],
+    think_ms: float,
+    seconds: float,
+    max_pending: int,
+    repeats: int = report.WINDOW,
+    max_repeats: int = 5,
+    as_json: bool = False,
+    earlier: Any = None,
 ) -> dict[str, Any]:
     """Two ``arena serve`` processes for the load: the single match, the burst and the
     1-process runs on the first, the 2-process runs on both; then the flood on a fresh
     one (its unjoined matches would hold ``--max-pending`` for the other measurements,
-    and matches left over from a load run would share its CPU)."""
+    and matches left over from a load run would share its CPU). Prints as it goes (text)
+    or the JSON at the end."""
     token = secrets.token_urlsafe(16)
-    report: dict[str, Any] = {"think_ms": think_ms, "seconds": seconds}
+    info = report.machine()
+    out: dict[str, Any] = {"machine": info, "think_ms": think_ms, "seconds": seconds}
+
+    def say(line: str) -> None:
+        if not as_json:
+            print(line, flush=True)
+
+    say(report.header_line(info))
     servers = _serving(2, token, max_pending)
     first = servers[0].address
     try:
         game = ["--mode", "game", "--token", token, "--moves", "1000"]
-        (single,) = _clients(first, [game], 300)
-        report["single_match"] = summary(single["latencies_us"])
+        singles: list[dict[str, float]] = []
+
+        def single() -> float:
+            (got,) = _clients(first, [game], 300)
+            singles.append(summary(got["latencies_us"]))
+            return singles[-1]["p99_us"]
+
+        verdict, _ = report.until_stable(single, repeats, max_repeats)
+        out["single_match"] = {
+            **report.median_figures(singles),
+            "p99_us": verdict.median,
+            "stability": verdict.as_json(),
+        }
+        say(single_line(out["single_match"]))
         if burst:
             args = ["--mode", "burst", "--token", token, "--matches", str(burst)]
             (got,) = _clients(first, [args], 300)
-            report["burst"] = {"calls": burst, "codes": got["codes"]}
-        single_p99 = report["single_match"]["p99_us"]
+            out["burst"] = {"calls": burst, "codes": got["codes"]}
+            say(f"{burst} concurrent GetMatch on one channel: {got['codes']}")
+        single_p99 = out["single_match"]["p99_us"]
         scale: dict[str, Any] = {}
         for k in (1, 2):
-            addresses = ",".join(s.address for s in servers[:k])
+            name = f"{k}_process"
             rows = []
             for size in sizes:
-                row = _load(addresses, token, size, think_ms, seconds)
-                row["p99_vs_single"] = round(row["p99_us"] / single_p99, 2)
+                row = _repeated_load(
+                    servers[:k], token, size, think_ms, seconds, single_p99, repeats, max_repeats
+                )
                 rows.append(row)
+                say("\n".join(run_lines(name, row, think_ms)))
             held = [r["matches"] for r in rows if r["p99_vs_single"] <= LOAD_GOAL]
-            scale[f"{k}_process"] = {"runs": rows, "held_matches": max(held, default=0)}
-        report["scale"] = scale
-        report["goal"] = LOAD_GOAL
+            scale[name] = {"runs": rows, "held_matches": max(held, default=0)}
+            say(
+                f"{k} process: held {scale[name]['held_matches']} matches at p99 <= "
+                f"{LOAD_GOAL:g}x single"
+            )
+        out["scale"] = scale
+        out["goal"] = LOAD_GOAL
     finally:
         for server in servers:
             server.stop()
@@ -140,7 +335,7 @@ def run_server_bench(
             args = ["--mode", "flood", "--token", token, "--matches", str(flood)]
             (got,) = _clients(server.address, [args], 600)
             health = summary(got["latencies_us"])
-            report["flood"] = {
+            out["flood"] = {
                 "calls": flood,
                 "codes": got["codes"],
                 "flood_s": got["flood_s"],
@@ -149,37 +344,61 @@ def run_server_bench(
                 "health_p99_ms": round(health["p99_us"] / 1000, 2),
                 "goal_ms": HEALTH_GOAL_MS,
             }
+            say(flood_line(out["flood"]))
         finally:
             server.stop()
-    return report
+    report.finish(out, earlier, as_json)
+    return out
 
 
-def print_server_report(report: dict[str, Any]) -> None:
-    single = report["single_match"]
-    print(
+def _note(stability: dict[str, Any]) -> str:
+    return "" if stability["stable"] else f" [NOT STABLE after {stability['repeats']} repeats]"
+
+
+def single_line(single: dict[str, Any]) -> str:
+    return (
         f"single match (no think): median {single['median_us']:.0f} us, "
-        f"p99 {single['p99_us']:.0f} us"
+        f"p99 {single['p99_us']:.0f} us{_note(single['stability'])}"
     )
-    if "burst" in report:
-        b = report["burst"]
-        print(f"{b['calls']} concurrent GetMatch on one channel: {b['codes']}")
-    if "flood" in report:
-        f = report["flood"]
-        ok = "ok" if f["health_p99_ms"] <= f["goal_ms"] else "over goal"
-        print(
-            f"{f['calls']} CreateMatch at once ({f['flood_s']} s): {f['codes']}; health "
-            f"median {f['health_median_ms']} ms, p99 {f['health_p99_ms']} ms "
-            f"(goal <= {f['goal_ms']:g} ms: {ok}; {f['health_n']} checks)"
-        )
-    for name, scale in report["scale"].items():
-        for r in scale["runs"]:
-            print(
-                f"{name.replace('_', ' ')}: {r['matches']} matches "
-                f"(think {report['think_ms']:g} ms): p99 {r['p99_us']:.0f} us = "
-                f"{r['p99_vs_single']:.2f}x single; {r['moves_per_s']} moves/s"
-                + (f"; failed calls: {r['errors']}" if r["errors"] else "")
-            )
-        print(
-            f"{name.replace('_', ' ')}: held {scale['held_matches']} matches at p99 <= "
-            f"{report['goal']:g}x single"
-        )
+
+
+def flood_line(f: dict[str, Any]) -> str:
+    ok = "ok" if f["health_p99_ms"] <= f["goal_ms"] else "over goal"
+    return (
+        f"{f['calls']} CreateMatch at once ({f['flood_s']} s): {f['codes']}; health "
+        f"median {f['health_median_ms']} ms, p99 {f['health_p99_ms']} ms "
+        f"(goal <= {f['goal_ms']:g} ms: {ok}; {f['health_n']} checks)"
+    )
+
+
+def _ms(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:g} ms"
+
+
+def run_lines(name: str, r: dict[str, Any], think_ms: float) -> list[str]:
+    """The text of one size's load run: the p99 against the goal, then where the tail is."""
+    t = r["tail"]
+    note = _note(r["stability"])
+    ok = "ok" if r["p99_vs_single"] <= LOAD_GOAL else "over goal"
+    runq = t["server_runqueue_share"]
+    other = t["other_cpu_cores"]
+    lines = [
+        f"{name.replace('_', ' ')}: {r['matches']} matches (think {think_ms:g} ms): median "
+        f"{r['median_us']:.0f} us, p99 {r['p99_us']:.0f} us = {r['p99_vs_single']:.2f}x single "
+        f"(goal <= {LOAD_GOAL:g}x: {ok}); {r['moves_per_s']:g} moves/s{note}"
+        + (f"; failed calls: {r['errors']}" if r["errors"] else ""),
+        f"  server: loop delay p99 {_ms(t['server_delay_p99_ms'])} (max "
+        f"{_ms(t['server_delay_max_ms'])}); loop thread waited for a CPU "
+        + ("n/a" if runq is None else f"{100 * runq:.0f}%")
+        + f" of the time; GC {'/'.join(str(int(g)) for g in t['server_gc_collections'])} "
+        f"collections (gen 0/1/2), {t['server_gc_pause_total_ms']:g} ms in all "
+        f"({t['server_gc_cpu_ms']:g} ms of CPU), longest {_ms(t['server_gc_pause_max_ms'])}, "
+        f"{int(t['server_gc_collected'])} objects freed",
+        f"  load generators: loop delay p99 {_ms(t['load_delay_p99_ms'])} (max "
+        f"{_ms(t['load_delay_max_ms'])}); longest GC pause {_ms(t['load_gc_pause_max_ms'])}",
+        f"  CPU (cores): server {t['server_cpu_cores']:g} (its loop thread "
+        f"{t['server_loop_cpu_cores']:g}), load generators {t['load_cpu_cores']:g}, "
+        + ("other processes n/a" if other is None else f"other processes {other:g}")
+        + f"; largest wait: {t['largest']}",
+    ]
+    return lines

@@ -119,11 +119,16 @@ def bench_server_cmd(
     max_pending: Annotated[
         int, typer.Option("--max-pending", help="The servers' --max-pending.")
     ] = 1000,
+    repeats: REPEATS = 3,
+    max_repeats: MAX_REPEATS = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    compare: Annotated[Path | None, COMPARE] = None,
 ) -> None:
     """`arena serve` processes under load: CreateMatch flood vs health, a GetMatch burst,
-    and concurrent matches (1 and 2 server processes) at p99 <= 2x single-match p99."""
-    from arena.bench.grpc_server import print_server_report, run_server_bench
+    and concurrent matches (1 and 2 server processes) at p99 <= 2x single-match p99,
+    with where each run's tail comes from (event-loop delay, GC, CPU)."""
+    from arena.bench.grpc_server import run_server_bench
+    from arena.bench.report import load_earlier
 
     try:
         counts = [int(x) for x in sizes.split(",") if x.strip()]
@@ -131,11 +136,11 @@ def bench_server_cmd(
         raise UserError(f"--sizes must be comma-separated integers, got {sizes!r}") from None
     if not counts or min(counts) < 1 or seconds <= 0 or flood < 0 or burst < 0:
         raise UserError("--sizes must be >= 1, --seconds > 0, --flood and --burst >= 0")
-    report = run_server_bench(flood, burst, counts, think_ms, seconds, max_pending)
-    if as_json:
-        print(json.dumps(report, indent=1))
-    else:
-        print_server_report(report)
+    _check_repeats(repeats, max_repeats)
+    earlier = load_earlier(compare)
+    run_server_bench(
+        flood, burst, counts, think_ms, seconds, max_pending, repeats, max_repeats, as_json, earlier
+    )
 
 
 @user_errors

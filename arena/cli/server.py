@@ -68,6 +68,14 @@ def serve_cmd(
         float,
         typer.Option("--rejoin-grace-s", help="A seat whose stream broke may rejoin this soon."),
     ] = 2.0,
+    probe_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--probe-file",
+            help="Keep the server's load figures (event-loop delay, GC pauses, CPU) in this "
+            "JSON file, rewritten every 0.5 s (arena bench server reads it).",
+        ),
+    ] = None,
 ) -> None:
     """The game server that remote bots connect to (gRPC, health, reflection).
 
@@ -103,6 +111,7 @@ def serve_cmd(
         rejoin_grace_s=rejoin_grace_s,
         switch_interval_s=SWITCH_INTERVAL_S,
         gc_threshold=GC_THRESHOLD,
+        probe_path=None if probe_file is None else str(probe_file),
     )
     journal = RecordJournal(records) if records is not None else None
     server = GameServer(config, on_record=journal)

@@ -47,6 +47,7 @@ from grpc_health.v1._async import HealthServicer
 from arena.match.records import dumps_line
 from arena.match.runner import Bot, MatchConfig, MatchSpec, StepHook
 from arena.server.hub import Hub, ServerConfig, drive
+from arena.server.probe import LoadProbe
 from arena.server.reflection import enable_reflection
 from arena.server.service import SERVICE, GameService, handler
 from arena.server.table import Table
@@ -116,7 +117,15 @@ class GameServer:
             max_workers=1, thread_name_prefix="game-server-records"
         )
         """Writes the records of matches aborted on the event loop (join timeouts)."""
+        self._starter = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="game-server-starter"
+        )
+        """Starts match threads. ``Thread.start`` waits until the new thread runs, which on
+        a busy machine takes from a fraction of a millisecond to several; the last Join of
+        a match arrives on the event loop, which must not wait for that."""
         self.stopped = threading.Event()
+        self.probe: LoadProbe | None = None
+        """The load probe, when ``config.probe_path`` is set (started with the server)."""
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -173,6 +182,10 @@ class GameServer:
         await health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
         self._health = health
+        if self.config.probe_path is not None:
+            self.probe = LoadProbe()
+            self.probe.start()
+            self.probe.write_every(Path(self.config.probe_path))
         return bound
 
     def _call(self, coro: Any, timeout: float | None = None) -> Any:
@@ -209,10 +222,12 @@ class GameServer:
         wait_until = time.monotonic() + ABORT_WAIT_S
         for table in aborted:
             table.done.wait(max(0.0, wait_until - time.monotonic()))
+        self._starter.shutdown(wait=True)  # every thread it was handed has started
         with self._threads_lock:
             threads = list(self._threads.values())
         for thread in threads:
-            thread.join(max(0.0, wait_until - time.monotonic()))
+            if thread.ident is not None:  # (one being started right now is waited for below)
+                thread.join(max(0.0, wait_until - time.monotonic()))
         with self._threads_lock:
             stuck = list(self._hosted.values())
         for table in stuck:  # its driver did not hand over a record in time
@@ -221,6 +236,8 @@ class GameServer:
         self._background.shutdown(wait=True)
         if self._server is not None:
             self._call_quietly(self._server.stop(1.0), 10, "the gRPC server's stop")
+        if self.probe is not None:
+            self._loop.call_soon_threadsafe(self.probe.stop)
         self._loop.call_soon_threadsafe(self._loop.stop)
         if self._loop_thread is not None:
             self._loop_thread.join(5)
@@ -318,12 +335,16 @@ class GameServer:
         self._deliver(table, table.abort(reason))
 
     def _start_driver(self, table: Table, extra_step: StepHook | None) -> None:
+        """Drive ``table`` in a thread of its own, started by ``_starter`` (any thread)."""
         thread = threading.Thread(
             target=self._play, args=(table, extra_step), name=f"match-{table.match_id}", daemon=True
         )
         with self._threads_lock:
             self._threads[table.match_id] = thread
-        thread.start()
+        try:
+            self._starter.submit(thread.start)
+        except RuntimeError:  # (``stop`` has closed the starter: start it here)
+            thread.start()
 
     def _play(self, table: Table, extra_step: StepHook | None) -> None:
         try:
