@@ -95,11 +95,11 @@ def test_ties_are_reported_as_ties(tmp_path: Path) -> None:
                 played = state.clone()
                 played.apply(legal[other])
                 anns = list(analyse_record(_record(played, "dziobaki"), analyser))
-                a = anns[-1]
-                assert a.tie and a.loss == 0.0 and a.mark is None and a.rank == 1
-                assert a.played in a.tied and a.best != a.played
-                back = Annotation.from_json(json.loads(json.dumps(a.to_json())))
-                assert back == a
+                ann = anns[-1]
+                assert ann.tie and ann.loss == 0.0 and ann.mark is None and ann.rank == 1
+                assert ann.played in ann.tied and ann.best != ann.played
+                back = Annotation.from_json(json.loads(json.dumps(ann.to_json())))
+                assert back == ann
                 found += 1
                 break
             state.apply(legal[rng.randrange(len(legal))])
