@@ -5,9 +5,10 @@ An analyser sees a decision exactly as the bot that made it did: a :class:`bots.
 the true state. It returns one value per legal action, higher being better for the seat,
 in its :attr:`Analyser.unit`. Anything with that shape plugs in (``py:module:Class`` on
 the command line, or an object passed to :func:`arena.analysis.evaluate.analyse_record`).
-An analyser may also implement :meth:`Analyser.evaluate`-like ``evaluate(turn, played)``
-returning an :class:`Evaluation` (standard errors, ties, a debiased loss); without it the
-plain values are used, with no standard error.
+An analyser may also have ``evaluate(turn, played)`` (``played``: the index of the move
+played, or None) returning an :class:`Evaluation` (standard errors, ties, a debiased
+loss), as ``rollout`` does; without it the plain values are compared, with no standard
+error (:func:`arena.analysis.evaluate.evaluate_decision`).
 
 Two analysers ship:
 
@@ -94,11 +95,12 @@ GAME_DEFAULTS: dict[str, GameDefaults] = {
 "Game analysis"; ``python -m arena.analysis.measure``). Panorama and Zooloretto Mini play
 to the end with half the moves random: with a quarter, the playouts followed the greedy
 bot's own choices so closely that it was found to lose less than ISMCTS (it does not: it
-scores less). Carson City Zoo's and Manatee Sanctuary's playouts to the end are long and
-noisy (captures; harvests and returns), so they stop after a few decisions and take the
-heuristic's estimate (in Manatee Sanctuary, playouts to the end ranked greedy below
-random). Dziobaki has dozens of placements per decision, most clearly bad: the heuristic
-keeps the best few, and playouts of 2 placements keep a decision within about 0.5 s."""
+scores less than ISMCTS in both). Carson City Zoo's and Manatee Sanctuary's playouts to
+the end are long and noisy (captures; harvests and returns), so they stop after a few
+decisions and take the heuristic's estimate (in Manatee Sanctuary, playouts to the end
+ranked greedy below random). Dziobaki has dozens of placements per decision, most clearly
+bad: the heuristic keeps the best few, and playouts of 2 placements keep a decision within
+about 0.5 s."""
 MAX_ITERATIONS = 100_000
 """The largest budget accepted (a typo must not start a search of days)."""
 
@@ -279,10 +281,6 @@ class RolloutAnalyser:
             epsilon=d.epsilon if self.epsilon is None else self.epsilon,
             top_k=d.top_k if self.top_k is None else (self.top_k or None),
         )
-
-    def depth_for(self, game_id: str) -> int | None:
-        """Decisions played out in ``game_id`` before the estimate (None: to the end)."""
-        return self.settings(game_id).depth
 
     def describe(self, game_id: str) -> str:
         """The settings in effect for ``game_id``, e.g. ``iterations=16,depth=4,...``."""
