@@ -89,7 +89,7 @@ GAME_DEFAULTS: dict[str, GameDefaults] = {
     "zooloretto_mini": GameDefaults(epsilon=0.5),
     "carson_city_zoo": GameDefaults(depth=4),
     "manatee_sanctuary": GameDefaults(depth=6),
-    "dziobaki": GameDefaults(depth=2, top_k=6),
+    "dziobaki": GameDefaults(depth=2, epsilon=0.5, top_k=6),
 }
 """Per game, where it differs from :class:`GameDefaults`, chosen by measurement (README,
 "Game analysis"; ``python -m arena.analysis.measure``). Panorama and Zooloretto Mini play
@@ -99,8 +99,9 @@ scores less than ISMCTS in both). Carson City Zoo's and Manatee Sanctuary's play
 the end are long and noisy (captures; harvests and returns), so they stop after a few
 decisions and take the heuristic's estimate (in Manatee Sanctuary, playouts to the end
 ranked greedy below random). Dziobaki has dozens of placements per decision, most clearly
-bad: the heuristic keeps the best few, and playouts of 2 placements keep a decision within
-about 0.5 s."""
+bad: the heuristic keeps the best 6, and each playout makes the seat's next 2 placements
+(the other seats' are random: they cannot change its score) before the estimate; with
+the estimate right after the move (the greedy bot's own view) greedy never lost a point."""
 MAX_ITERATIONS = 100_000
 """The largest budget accepted (a typo must not start a search of days)."""
 
@@ -190,7 +191,12 @@ def playout(
 ) -> float:
     """Play ``state`` on with the mixed policy (the heuristic's rollout move, a uniform
     random one with probability ``epsilon``); the seat's final score margin (own score in a
-    solitaire game), or its estimate after ``depth`` decisions."""
+    solitaire game), or its estimate after ``depth`` decisions.
+
+    In a solitaire game (``Heuristic.solitaire``: no seat's move changes another's score)
+    the other seats play uniformly at random, which costs nothing and cannot change the
+    seat's value, and ``depth`` counts the seat's own decisions only."""
+    solo = h.solitaire
     decisions = 0
     while True:
         player = state.current_player
@@ -204,6 +210,9 @@ def playout(
             scores = h.estimate(state)
             break
         legal = state.legal_actions()
+        if solo and player != seat:
+            state.apply(legal[rng.randrange(len(legal))])
+            continue
         if len(legal) == 1:
             state.apply(legal[0])
         elif epsilon > 0 and rng.random() < epsilon:
