@@ -133,7 +133,10 @@ class Evaluation:
     """The loss of the move played: 0 when it is the best or tied with it, otherwise the
     mean paired difference to the best."""
     loss_se: float | None
-    """The standard error of the measured difference (None: not estimated)."""
+    """The standard error of the measured difference (None: not estimated, or the move
+    played is the best)."""
+    value_se: float | None
+    """The standard error of ``value`` (None: not estimated)."""
     tied: list[int] = field(default_factory=list)
     """Other actions within :data:`Z` standard errors of the best (the move played
     included when its difference is within the noise)."""
@@ -402,8 +405,8 @@ class RolloutAnalyser:
                 if i not in means:
                     values[i] = floor - 1.0 - (top - prior[i])
         if played is None or played == best:
-            m, _ = means[best]
-            return Evaluation(values, stderrs, counts, best, m, m, 0.0, None, tied)
+            m, se_best = means[best]
+            return Evaluation(values, stderrs, counts, best, m, m, 0.0, None, se_best, tied)
         fresh = [self._sample(turn, [best, played], h, s) for _ in range(s.iterations)]
         xb = [x[0] for x in fresh]
         xp = [x[1] for x in fresh]
@@ -411,8 +414,9 @@ class RolloutAnalyser:
         loss = d if d > Z * se and d > 0 else 0.0
         if loss == 0.0:
             tied.append(played)
+        value, value_se = mean_se(xp)
         return Evaluation(
-            values, stderrs, counts, best, sum(xb) / len(xb), sum(xp) / len(xp), loss, se, tied
+            values, stderrs, counts, best, sum(xb) / len(xb), value, loss, se, value_se, tied
         )
 
     def thresholds(self, game_id: str) -> Thresholds:

@@ -82,6 +82,8 @@ class Annotation:
     loss_se: float | None = None
     """Standard error of the measured difference between the best move and the move
     played (None: the analyser gives none; files written before it was added)."""
+    value_se: float | None = None
+    """Standard error of ``value`` (None: the analyser gives none; older files)."""
     tie: bool = False
     """The move played is not the best but within the noise of it (its loss is 0)."""
     tied: tuple[str, ...] = ()
@@ -98,7 +100,7 @@ class Annotation:
         """The annotation of a sidecar line; ValueError (or KeyError) says what is wrong:
         a file from elsewhere is checked before the viewer shows it."""
         fields = cls.__dataclass_fields__
-        optional = {"loss_se": None, "tie": False, "tied": (), "evaluated": 0}
+        optional = {"loss_se": None, "value_se": None, "tie": False, "tied": (), "evaluated": 0}
         values = {k: data.get(k, optional[k]) if k in optional else data[k] for k in fields}
         for k in ("step", "seat", "rank", "legal", "seed", "evaluated"):
             if not isinstance(values[k], int) or isinstance(values[k], bool) or values[k] < 0:
@@ -110,11 +112,12 @@ class Annotation:
         for k in ("game_id", "player", "played", "best", "unit", "analyser"):
             if not isinstance(values[k], str):
                 raise ValueError(f"{k} must be a string, got {values[k]!r}")
-        se = values["loss_se"]
-        if se is not None and (
-            not isinstance(se, int | float) or isinstance(se, bool) or not math.isfinite(se)
-        ):
-            raise ValueError(f"loss_se must be null or a finite number, got {se!r}")
+        for k in ("loss_se", "value_se"):
+            se = values[k]
+            if se is not None and (
+                not isinstance(se, int | float) or isinstance(se, bool) or not math.isfinite(se)
+            ):
+                raise ValueError(f"{k} must be null or a finite number, got {se!r}")
         if not isinstance(values["tie"], bool):
             raise ValueError(f"tie must be true or false, got {values['tie']!r}")
         tied = values["tied"]
@@ -175,6 +178,7 @@ def evaluate_decision(
         value=values[played],
         loss=0.0 if loss < EPSILON else loss,
         loss_se=None,
+        value_se=None,
         tied=tied,
     )
 
@@ -248,6 +252,7 @@ def analyse_record(
             seed=seed,
             ms=ms,
             loss_se=ev.loss_se,
+            value_se=ev.value_se,
             tie=tie,
             tied=tuple(legal[j].text_for(player, player) for j in ev.tied if j != i or tie),
             evaluated=sum(1 for c in ev.samples if c > 0) or len(legal),

@@ -38,7 +38,7 @@ def annotations_table(record: Mapping[str, Any], anns: Sequence[Annotation]) -> 
             str(a.step),
             f"{a.seat} {a.player}",
             a.played,
-            f"{a.value:.2f}",
+            f"{a.value:.2f}" + ("" if a.value_se is None else f" ± {a.value_se:.2f}"),
             "=" if a.played == a.best else a.best,
             f"{a.best_value:.2f}",
             f"{a.loss:.2f}" + ("" if a.loss_se is None else f" ± {a.loss_se:.2f}"),

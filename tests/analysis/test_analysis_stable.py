@@ -138,6 +138,8 @@ def test_every_loss_has_a_standard_error_and_exceeds_it() -> None:
         else:
             assert a.tie and a.mark is None and a.rank == 1 and a.played in a.tied
     assert any(a.loss > 0 for a in anns)  # random play loses somewhere
+    assert all(a.value_se is not None and a.value_se >= 0.0 for a in anns)
+    assert any(a.value_se for a in anns)  # playouts to the end are noisy: said so
     for a in anns:
         assert Annotation.from_json(json.loads(json.dumps(a.to_json()))) == a
         assert a.analyser.startswith("rollout:iterations=6,depth=end,epsilon=")
