@@ -8,6 +8,12 @@ reach nothing the seat could not see: determinizations come from ``turn.determin
 which rebuilds a state from the observation. The true state is used for one thing, as
 the runner uses it: to know whose turn it is and to apply the recorded step.
 
+The analyser's :class:`~arena.analysis.analysers.Evaluation` (``evaluate(turn, played)``
+when it has one, else built from its plain ``values``) gives each annotation its
+standard error and its ties: a move within the noise of the best is a **tie** (loss 0,
+``tie`` true), never a mistake, and the moves tied with the best are listed (``tied``), so
+two analyses that name different best moves inside each other's interval agree.
+
 The RNG of a decision is seeded from the analysis seed, the game id and the step number
 alone (nothing hidden), so the same game, analyser, budget and seed give the same
 annotations, and two positions a seat cannot tell apart give the same annotation.
@@ -21,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.analysis.analysers import Analyser
+from arena.analysis.analysers import Analyser, Evaluation
 from arena.match.records import replay_states
 from bots.base import Turn
 from engine import CHANCE, State
@@ -73,6 +79,18 @@ class Annotation:
     """The analysis seed."""
     ms: float
     """Analysis time of this decision (not part of the reproducible content)."""
+    loss_se: float | None = None
+    """Standard error of the measured difference between the best move and the move
+    played (None: the analyser gives none; files written before it was added)."""
+    value_se: float | None = None
+    """Standard error of ``value`` (None: the analyser gives none; older files)."""
+    tie: bool = False
+    """The move played is not the best but within the noise of it (its loss is 0)."""
+    tied: tuple[str, ...] = ()
+    """The moves within the noise of the best (the move played among them when ``tie``):
+    another analysis naming one of them as best agrees with this one."""
+    evaluated: int = 0
+    """Moves played out (fewer than ``legal`` when the analyser pruned; 0: not said)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, **asdict(self)}
@@ -82,8 +100,9 @@ class Annotation:
         """The annotation of a sidecar line; ValueError (or KeyError) says what is wrong:
         a file from elsewhere is checked before the viewer shows it."""
         fields = cls.__dataclass_fields__
-        values = {k: data[k] for k in fields}
-        for k in ("step", "seat", "rank", "legal", "seed"):
+        optional = {"loss_se": None, "value_se": None, "tie": False, "tied": (), "evaluated": 0}
+        values = {k: data.get(k, optional[k]) if k in optional else data[k] for k in fields}
+        for k in ("step", "seat", "rank", "legal", "seed", "evaluated"):
             if not isinstance(values[k], int) or isinstance(values[k], bool) or values[k] < 0:
                 raise ValueError(f"{k} must be a non-negative integer, got {values[k]!r}")
         for k in ("value", "best_value", "loss", "ms"):
@@ -93,6 +112,18 @@ class Annotation:
         for k in ("game_id", "player", "played", "best", "unit", "analyser"):
             if not isinstance(values[k], str):
                 raise ValueError(f"{k} must be a string, got {values[k]!r}")
+        for k in ("loss_se", "value_se"):
+            se = values[k]
+            if se is not None and (
+                not isinstance(se, int | float) or isinstance(se, bool) or not math.isfinite(se)
+            ):
+                raise ValueError(f"{k} must be null or a finite number, got {se!r}")
+        if not isinstance(values["tie"], bool):
+            raise ValueError(f"tie must be true or false, got {values['tie']!r}")
+        tied = values["tied"]
+        if not isinstance(tied, list | tuple) or not all(isinstance(t, str) for t in tied):
+            raise ValueError(f"tied must be a list of strings, got {tied!r}")
+        values["tied"] = tuple(tied)
         if values["phase"] not in PHASES:
             raise ValueError(f"phase must be one of {', '.join(PHASES)}, got {values['phase']!r}")
         if values["mark"] not in (None, *MARKS):
@@ -115,6 +146,48 @@ def evaluate_turn(analyser: Analyser, state: State, seat: int, rng: random.Rando
             f"analyser {analyser.name} gave {len(values)} values for {len(turn.legal)} actions"
         )
     return [float(v) for v in values]
+
+
+def evaluate_decision(
+    analyser: Analyser, state: State, seat: int, rng: random.Random, played: int
+) -> Evaluation:
+    """The analyser's evaluation of ``seat``'s decision in ``state`` where it played
+    action ``played`` (an index of the legal actions), computed from ``Turn.of`` (the
+    seat's information only): its ``evaluate`` if it has one, else its plain values (the
+    best is the highest, the first in the engine's order on ties; no standard error)."""
+    turn = Turn.of(state, seat, rng)
+    n = len(turn.legal)
+    evaluate = getattr(analyser, "evaluate", None)
+    if callable(evaluate):
+        ev = evaluate(turn, played)
+        if not isinstance(ev, Evaluation) or len(ev.values) != n or not 0 <= ev.best < n:
+            raise ValueError(f"analyser {analyser.name} gave a bad evaluation for {n} actions")
+        return ev
+    values = [float(v) for v in analyser.values(turn)]
+    if len(values) != n:
+        raise ValueError(f"analyser {analyser.name} gave {len(values)} values for {n} actions")
+    b = max(range(n), key=lambda j: (values[j], -j))
+    loss = values[b] - values[played]
+    tied = [j for j in range(n) if j != b and values[b] - values[j] < EPSILON]
+    return Evaluation(
+        values=values,
+        stderrs=[None] * n,
+        samples=[0] * n,
+        best=b,
+        best_value=values[b],
+        value=values[played],
+        loss=0.0 if loss < EPSILON else loss,
+        loss_se=None,
+        value_se=None,
+        tied=tied,
+    )
+
+
+def analyser_label(analyser: Analyser, game: str) -> str:
+    """The analyser with the settings in effect for ``game`` (its ``describe(game)``, else
+    its budget), e.g. ``rollout:iterations=16,depth=end,epsilon=0.25,top_k=all``."""
+    describe = getattr(analyser, "describe", None)
+    return f"{analyser.name}:{describe(game) if callable(describe) else analyser.budget}"
 
 
 def phase_of(step: int, total: int) -> str:
@@ -141,7 +214,7 @@ def analyse_record(
     total = len(steps)
     names = [str(p.get("name", f"seat {i}")) for i, p in enumerate(record.get("players") or [])]
     thresholds = analyser.thresholds(str(record["game"]))
-    label = f"{analyser.name}:{analyser.budget}"
+    label = analyser_label(analyser, str(record["game"]))
     for k, state in replay_states(record):
         if k >= total:
             break
@@ -152,14 +225,14 @@ def analyse_record(
         if len(legal) < 2:
             continue
         played_action = state.game.action_from_json(steps[k]["action"])
-        t0 = time.perf_counter()
-        values = evaluate_turn(analyser, state, player, decision_rng(seed, game_id, k + 1))
-        ms = (time.perf_counter() - t0) * 1000
         i = legal.index(played_action)
-        b = max(range(len(values)), key=lambda j: (values[j], -j))
-        loss = max(0.0, values[b] - values[i])
-        if loss < EPSILON:
-            loss = 0.0
+        t0 = time.perf_counter()
+        ev = evaluate_decision(analyser, state, player, decision_rng(seed, game_id, k + 1), i)
+        ms = (time.perf_counter() - t0) * 1000
+        b = ev.best
+        tie = i != b and i in ev.tied
+        mine = ev.values[i]
+        rank = 1 if i == b or tie else 1 + sum(1 for v in ev.values if v > mine + EPSILON)
         ann = Annotation(
             game_id=game_id,
             step=k + 1,
@@ -167,17 +240,22 @@ def analyse_record(
             player=names[player] if player < len(names) else f"seat {player}",
             phase=phase_of(k + 1, total),
             played=played_action.text_for(player, player),
-            value=values[i],
+            value=ev.value,
             best=legal[b].text_for(player, player),
-            best_value=values[b],
-            loss=loss,
-            rank=1 + sum(1 for v in values if v > values[i] + EPSILON),
+            best_value=ev.best_value,
+            loss=ev.loss,
+            rank=rank,
             legal=len(legal),
-            mark=thresholds.mark(loss),
+            mark=thresholds.mark(ev.loss) if ev.loss > 0 else None,
             unit=analyser.unit,
             analyser=label,
             seed=seed,
             ms=ms,
+            loss_se=ev.loss_se,
+            value_se=ev.value_se,
+            tie=tie,
+            tied=tuple(legal[j].text_for(player, player) for j in ev.tied if j != i or tie),
+            evaluated=sum(1 for c in ev.samples if c > 0) or len(legal),
         )
         if progress is not None:
             progress(ann)

@@ -43,7 +43,10 @@ def analyse_cmd(
     ] = "rollout",
     budget: Annotated[
         str | None,
-        typer.Option("--budget", help="iterations=N (determinizations per action for rollout)."),
+        typer.Option(
+            "--budget",
+            help="iterations=N (rollout: paired samples per candidate move; default per game).",
+        ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Analysis seed (reproducible).")] = 0,
     out: Annotated[

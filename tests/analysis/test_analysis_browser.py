@@ -26,7 +26,7 @@ def viewer(tmp_path: Path, run_cli: Callable[..., CliResult]) -> Iterator[tuple[
     html = tmp_path / "viewer.html"
     for args in (
         ("play", "panorama", "--bots", "random,greedy", "--seed", "1", "--record", record),
-        ("analyse", record, "--budget", "iterations=2", "--out", side),
+        ("analyse", record, "--budget", "iterations=4", "--out", side),
         ("replay", record, "--html", html, "--analysis", side),
     ):
         res = run_cli(*args)
@@ -53,6 +53,9 @@ def test_analysis_layer_in_chromium(viewer: tuple[Path, Path], _browser: Any) ->
     assert target.mark in note
     log_marks = page.eval_on_selector_all("#log .mark." + str(target.mark), "els => els.length")
     assert log_marks == sum(1 for a in anns if a.mark == target.mark)
+    tie = next(a for a in anns if a.tie)  # a move within the noise of the best: a tie
+    page.click(f'#analysis circle.pt[data-step="{tie.step}"]')
+    assert f"tie with the best {tie.best}" in page.inner_text("#analysis-step")
     page.select_option("#seat", "1")  # the step list is rebuilt: its marks come back
     assert page.eval_on_selector_all("#log .mark", "els => els.length") == len(anns)
     assert not errors, json.dumps(errors)

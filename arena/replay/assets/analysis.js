@@ -111,7 +111,10 @@
     played.textContent = `played ${a.played} (${a.value.toFixed(2)})` + (a.mark ? ` ${SYMBOL[a.mark]} ${a.mark}` : "");
     const best = document.createElement("span");
     best.className = "best";
-    best.textContent = a.loss > 0 ? ` · best ${a.best} (${a.best_value.toFixed(2)}), loss ${a.loss.toFixed(2)}` : " · best move";
+    const se = a.loss_se == null ? "" : ` ± ${a.loss_se.toFixed(2)}`;
+    best.textContent = a.loss > 0 ? ` · best ${a.best} (${a.best_value.toFixed(2)}), loss ${a.loss.toFixed(2)}${se}`
+      : a.tie ? ` · tie with the best ${a.best} (${a.best_value.toFixed(2)}): within the analysis's noise`
+      : " · best move";
     note.append(played, best);
   }
   new MutationObserver(update).observe($("counter"), { childList: true, characterData: true, subtree: true });
