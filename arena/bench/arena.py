@@ -53,6 +53,7 @@ from arena.tournament.ray_runner import (
 )
 from arena.tournament.run import run_tournament
 from arena.tournament.schedule import ScheduledGame
+from arena.tournament.tracking import open_store
 from engine import GAMES
 
 ROSTER_SIZE = 5
@@ -67,6 +68,9 @@ settles quickly, and the bench's wall time is mostly spent playing games."""
 
 WARMUP_GAMES_PER_WORKER = 6
 """Games each worker plays in small tasks before a measurement (imports, caches)."""
+
+STORE_TIMEOUT_S = 300.0
+"""How long the MLflow store may take to be created (a busy machine is slow)."""
 
 CLUSTER_HEAD_CPUS = 2
 """CPUs of the cluster's head node (``--cluster``); the second node has the rest."""
@@ -213,8 +217,9 @@ def bench_ray(
     roots = list(ray_roots) or [os.getpid()]
     with ray_session(workers, address, runtime_env={} if address else None):
         warm = _warm_up(game, workers, tmp, bot)
-        before = _descendants_cpu(roots)
         cfg = _config(game, rounds, workers, tmp, f"ray{workers}", bot, address)
+        open_store(cfg.tracking_uri).result(timeout=STORE_TIMEOUT_S)  # made once, not timed
+        before = _descendants_cpu(roots)
         res = run_tournament(cfg, quiet=True)
         after = _descendants_cpu(roots)
         driver_cpu = res.play_cpu_seconds  # all driver threads, while the games are played
