@@ -276,6 +276,7 @@ def local_cluster(workers: int, root: Path) -> Iterator[tuple[str, list[int]]]:
             self.cpus = workers - head_cpus
             super().start_node(node_env)
 
+    root.mkdir(parents=True, exist_ok=True)  # the nodes' logs
     cluster = SplitCluster(root, cpus=head_cpus)
     saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", WORKING_DIR_ENV)}
     try:
