@@ -284,6 +284,7 @@ def local_cluster(workers: int, root: Path) -> Iterator[tuple[str, list[int]]]:
         assert cluster.head is not None and cluster.node is not None
         os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=cluster.token)
         os.environ[WORKING_DIR_ENV] = "none"
+        _forget_ray_token()
         yield cluster.address, [cluster.head.process.pid, cluster.node.process.pid]
     except RuntimeError as exc:
         raise UserError(f"could not start a local Ray cluster: {exc}") from None
@@ -293,7 +294,18 @@ def local_cluster(workers: int, root: Path) -> Iterator[tuple[str, list[int]]]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+        _forget_ray_token()
         cluster.stop()
+
+
+def _forget_ray_token() -> None:
+    """Make Ray read its token again: a local Ray started earlier in this process left
+    its own token cached (Ray 2.5x), which a cluster with another token refuses."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader  # type: ignore[attr-defined]  # compiled, unannotated
+    except ImportError:  # an older Ray: no token authentication, nothing cached
+        return
+    AuthenticationTokenLoader.instance().reset_cache()
 
 
 def bench_workers(
@@ -383,10 +395,17 @@ def run_arena_bench(
     base = seq["games_per_s"]
     base_nice = seq_nice["games_per_s"]
     curve: dict[int, dict[str, float]] = {1: ray1, 2: ray2}
+    failed: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="mnr-bench-") as tmp:
         for n in workers:
-            if n not in curve:
+            if n in curve:
+                continue
+            if not as_json:
+                print(f"  ... {n} workers{' on a two-node cluster' if cluster and n >= 3 else ''}")
+            try:
                 curve[n] = bench_workers(gid, rounds, n, Path(tmp), bot, cluster and n >= 3)
+            except UserError as exc:  # the goal figures measured so far are kept
+                failed[str(n)] = str(exc)
     for figures in curve.values():
         figures["speedup"] = figures["games_per_s"] / base
         figures["cpu_ms_per_game"] = (
@@ -420,6 +439,7 @@ def run_arena_bench(
             2 * seq["cpu_ms_per_game"] / ray2["cpu_ms_per_game"],
         ),
         "goal_logging_share": 0.01,
+        "failed_worker_counts": failed,
     }
     if as_json:
         report.finish(out, earlier, as_json)
@@ -443,6 +463,8 @@ def run_arena_bench(
             f"{r['driver_cpu_ms_per_game']:.2f} + Ray's processes "
             f"{r['ray_system_cpu_ms_per_game']:.2f}"
         )
+    for n_text, why in failed.items():
+        print(f"  {n_text} workers: not measured: {why}")
     for label, r in (("1 worker ", ray1), ("2 workers", ray2)):
         print(
             f"  logging, {label}: journal {r['journal_s']:.3f} s in the driver "
