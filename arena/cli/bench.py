@@ -153,16 +153,32 @@ def bench_arena_cmd(
     ] = 2,
     max_repeats: Annotated[
         int, typer.Option("--max-repeats", help="Most repeats while the speedup moves.")
-    ] = 4,
+    ] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     compare: Annotated[Path | None, COMPARE] = None,
+    workers: Annotated[
+        str,
+        typer.Option(
+            "--workers", help="Worker counts of the scaling curve, e.g. 1,2,3,4 (1,2 always)."
+        ),
+    ] = "1,2",
+    cluster: Annotated[
+        bool,
+        typer.Option(
+            "--cluster", help="Play 3+ workers on a two-node local Ray cluster (this machine)."
+        ),
+    ] = False,
 ) -> None:
-    """Tournament games/s on Ray (1 and 2 workers) vs sequential, and logging overhead."""
-    from arena.bench.arena import run_arena_bench
+    """Tournament games/s on Ray (1, 2, ... workers) vs sequential, CPU per game, logging."""
+    from arena.bench.arena import parse_workers, run_arena_bench
     from arena.bench.report import load_earlier
 
     _check_repeats(repeats, max_repeats)
-    run_arena_bench(game, games, as_json, bot, repeats, max_repeats, load_earlier(compare))
+    if games < 20:
+        raise UserError(f"--games must be >= 20 (a round of the bench's roster), got {games}")
+    counts = parse_workers(workers)
+    earlier = load_earlier(compare)
+    run_arena_bench(game, games, as_json, bot, repeats, max_repeats, earlier, counts, cluster)
 
 
 @user_errors

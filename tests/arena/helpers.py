@@ -119,3 +119,24 @@ class KillerBot:
     def choose(self, turn: Turn) -> int:
         os.kill(os.getpid(), 9)
         return 0
+
+
+class OneGameBot:
+    """Random, and fails a game if it was built for another one (a bot carried from one
+    game to the next would see a second game's ``turn.rng``); counts the bots built."""
+
+    name = "one-game"
+    version = "1"
+    built = 0
+    """Bots built in this process so far."""
+
+    def __init__(self) -> None:
+        OneGameBot.built += 1
+        self.rng: object | None = None
+
+    def choose(self, turn: Turn) -> int:
+        if self.rng is None:
+            self.rng = turn.rng
+        elif turn.rng is not self.rng:
+            raise RuntimeError("a bot was reused for a second game")
+        return turn.rng.randrange(len(turn.legal))

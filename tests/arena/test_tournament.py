@@ -383,9 +383,14 @@ def test_until_separated_stops_once_the_intervals_part(tmp_path: Path) -> None:
 def test_arena_bench_runs_and_reports_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
     from arena.bench.arena import run_arena_bench
 
-    out = run_arena_bench(GAME, 40, as_json=True)
+    out = run_arena_bench(GAME, 40, as_json=True, workers=(1, 2, 3))
     printed = json.loads(capsys.readouterr().out)
     assert printed["games"] == out["games"] == 40
-    for key in ("sequential", "ray_1_worker", "ray_2_workers"):
+    for key in ("sequential", "ray_1_worker", "ray_2_workers", "ray_3_workers"):
         assert out[key]["games"] == 40 and out[key]["games_per_s"] > 0
+    for key in ("ray_1_worker", "ray_2_workers", "ray_3_workers"):
+        figures = out[key]
+        assert figures["worker_cpu_ms_per_game"] > 0 and figures["driver_cpu_ms_per_game"] > 0
+        assert figures["ray_system_cpu_ms_per_game"] >= 0 and figures["speedup"] > 0
+        assert figures["cpu_ms_per_game"] >= figures["worker_cpu_ms_per_game"]
     assert 0 <= out["logging_share_max"] < 1 and out["speedup_2_workers"] > 0
