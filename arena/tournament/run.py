@@ -33,7 +33,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -270,7 +270,7 @@ class Tournament:
             try:
                 if remaining > 0 and self.stopped is None:
                     todo = (sg for sg in schedule if sg.game_id not in journal)
-                    self._play(itertools.takewhile(lambda _: self.stopped is None, todo), remaining)
+                    self._play(self._until_stopped(todo), remaining)
             except KeyboardInterrupt:
                 interrupted = True
             except BotStartError as exc:  # raised by on_result: write what was played first
@@ -284,6 +284,20 @@ class Tournament:
         if not self.quiet:
             print_report(self.result, self.stdout)
         return self.result
+
+    def _until_stopped(self, games: Iterable[ScheduledGame]) -> Iterator[ScheduledGame]:
+        """``games`` until the stopping rule decides. With a rule in force, every result
+        received so far is made durable and shown to the rule before the next game is
+        handed out: otherwise a journal that falls behind (a busy disk or machine) lets
+        the whole budget be handed out before the rule sees a result."""
+        if self._rule() is None:
+            yield from itertools.takewhile(lambda _: self.stopped is None, games)
+            return
+        for game in games:
+            self.on_idle(wait=True)
+            if self.stopped is not None:
+                return
+            yield game
 
     def _play(self, games: Iterable[ScheduledGame], remaining: int) -> None:
         cfg, result = self.cfg, self.result
