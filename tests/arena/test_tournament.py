@@ -368,6 +368,36 @@ def test_an_sprt_stops_a_match_once_it_has_decided(tmp_path: Path) -> None:
     assert again.played == 0 and again.stopped == result.stopped
 
 
+def test_an_sprt_is_not_outrun_by_a_slow_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that takes 20 ms per fsync (a busy machine): games are played much faster
+    than they become durable, yet the rule still decides long before the budget is
+    handed out, because each result is durable and seen by the rule before the next
+    game goes out."""
+    import arena.tournament.journal as journal_module
+
+    real_fsync = os.fsync
+
+    def slow_fsync(fd: int) -> None:
+        time.sleep(0.02)
+        real_fsync(fd)
+
+    monkeypatch.setattr(journal_module.os, "fsync", slow_fsync)
+    cfg = config(
+        tmp_path,
+        ["random", CRASH],
+        rounds=60,
+        batch_size=2,
+        sprt="elo0=0,elo1=50",
+        workers=0,
+        tracking=False,
+    )
+    result = run_tournament(cfg, quiet=True)
+    assert result.stopped is not None and "H1 accepted" in result.stopped
+    assert 0 < result.played < result.total // 2
+
+
 def test_until_separated_stops_once_the_intervals_part(tmp_path: Path) -> None:
     cfg = config(
         tmp_path, ["random", CRASH], rounds=40, batch_size=2, until_separated=True, tracking=False
