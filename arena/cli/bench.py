@@ -6,7 +6,6 @@ Each command imports its benchmark (``arena.bench.<name>``) when it runs.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
