@@ -5,6 +5,7 @@ figure counts ties, and nothing hidden is read."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -16,7 +17,7 @@ from arena.analysis.measure import stability
 from bots.base import Turn
 from engine import CHANCE, State, get_game
 from engine.core import sample_outcome
-from tests.analysis.test_analysis import _record
+from tests.analysis.test_analysis import _record, indistinguishable
 
 
 def _last_placements(seeds: range) -> list[tuple[State, list[float]]]:
@@ -185,22 +186,11 @@ def test_stability_counts_ties_as_agreement() -> None:
 def test_evaluation_reads_no_hidden_information() -> None:
     """Two states the seat cannot tell apart give the same full evaluation (pruning,
     racing, the fresh samples of the loss)."""
-    game = get_game("carson_city_zoo")
-    rng = random.Random(7)
-    state = game.new_game(2)
-    checked = 0
     analyser = RolloutAnalyser(iterations=4, top_k=3)
-    while not state.is_terminal() and checked < 2:
-        player = state.current_player
-        if player == CHANCE:
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
-            continue
-        legal = state.legal_actions()
-        other = state.resample(player, random.Random(checked + 100))
-        if len(legal) > 3 and other.digest() != state.digest():
-            a = evaluate_decision(analyser, state, player, decision_rng(0, "g", 1), 0)
-            b = evaluate_decision(analyser, other, player, decision_rng(0, "g", 1), 0)
-            assert a == b
-            checked += 1
-        state.apply(legal[rng.randrange(len(legal))])
+    checked = 0
+    for state, other, player in itertools.islice(indistinguishable("carson_city_zoo", 4), 2):
+        a = evaluate_decision(analyser, state, player, decision_rng(0, "g", 1), 0)
+        b = evaluate_decision(analyser, other, player, decision_rng(0, "g", 1), 0)
+        assert a == b
+        checked += 1
     assert checked == 2
