@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,11 @@ from engine.core import sample_outcome
 from tests.analysis.test_analysis import _record, indistinguishable
 
 
-def _last_placements(seeds: range) -> list[tuple[State, list[float]]]:
-    """Solo Dziobaki positions at the last placement (the game ends with it, so every
-    action's final score is known exactly) with one strictly best action."""
+def _final_placements(seeds: range) -> Iterator[tuple[int, State, list[float]]]:
+    """Solo Dziobaki decisions at the last placement (the game ends with it, so every
+    action's final score is known exactly): ``(seed, state, each action's final score)``,
+    from one random game per seed."""
     game = get_game("dziobaki")
-    out = []
     for seed in seeds:
         rng = random.Random(seed)
         state = game.new_game(1)
@@ -33,14 +34,21 @@ def _last_placements(seeds: range) -> list[tuple[State, list[float]]]:
                 state.apply(sample_outcome(state.chance_outcomes(), rng))
                 continue
             legal = state.legal_actions()
-            exact = []
+            exact: list[float] = []
             for a in legal:
                 after = state.clone()
                 after.apply(a)
-                exact.append(float(after.result().scores[0]) if after.is_terminal() else None)
-            if None not in exact and exact.count(max(exact)) == 1:  # type: ignore[type-var]  # no None here
-                out.append((state.clone(), [float(v) for v in exact]))  # type: ignore[arg-type]  # no None here
+                if not after.is_terminal():
+                    break
+                exact.append(float(after.result().scores[0]))
+            else:
+                yield seed, state.clone(), exact
             state.apply(legal[rng.randrange(len(legal))])
+
+
+def _last_placements(seeds: range) -> list[tuple[State, list[float]]]:
+    """Last placements (:func:`_final_placements`) with one strictly best action."""
+    out = [(s, e) for _, s, e in _final_placements(seeds) if e.count(max(e)) == 1]
     assert out, "no last placement with a unique best move"
     return out
 
@@ -71,40 +79,26 @@ def test_ties_are_reported_as_ties(tmp_path: Path) -> None:
     """At a last placement where two actions end the game with the same score, playing
     the one the analysis did not name is a tie: loss 0, no mark, rank 1, listed in
     ``tied``; in the annotation too."""
-    game = get_game("dziobaki")
-    found = 0
-    for seed in range(40):
-        rng = random.Random(seed)
-        state = game.new_game(1)
-        while not state.is_terminal():
-            if state.current_player == CHANCE:
-                state.apply(sample_outcome(state.chance_outcomes(), rng))
-                continue
-            legal = state.legal_actions()
-            finals = []
-            for a in legal:
-                after = state.clone()
-                after.apply(a)
-                finals.append(after.result().scores[0] if after.is_terminal() else None)
-            if None not in finals and finals.count(max(finals)) >= 2:  # type: ignore[type-var]  # no None here
-                top = [i for i, v in enumerate(finals) if v == max(finals)]  # type: ignore[type-var]  # no None here
-                analyser = RolloutAnalyser(iterations=4)
-                ev = evaluate_decision(analyser, state, 0, random.Random(1), top[0])
-                other = next(i for i in top if i != ev.best)
-                ev = evaluate_decision(analyser, state, 0, random.Random(1), other)
-                assert ev.best != other and other in ev.tied and ev.loss == 0.0
-                played = state.clone()
-                played.apply(legal[other])
-                anns = list(analyse_record(_record(played, "dziobaki"), analyser))
-                ann = anns[-1]
-                assert ann.tie and ann.loss == 0.0 and ann.mark is None and ann.rank == 1
-                assert ann.played in ann.tied and ann.best != ann.played
-                back = Annotation.from_json(json.loads(json.dumps(ann.to_json())))
-                assert back == ann
-                found += 1
-                break
-            state.apply(legal[rng.randrange(len(legal))])
-        if found >= 2:
+    found: set[int] = set()
+    for seed, state, finals in _final_placements(range(40)):
+        if seed in found or finals.count(max(finals)) < 2:
+            continue
+        top = [i for i, v in enumerate(finals) if v == max(finals)]
+        analyser = RolloutAnalyser(iterations=4)
+        ev = evaluate_decision(analyser, state, 0, random.Random(1), top[0])
+        other = next(i for i in top if i != ev.best)
+        ev = evaluate_decision(analyser, state, 0, random.Random(1), other)
+        assert ev.best != other and other in ev.tied and ev.loss == 0.0
+        played = state.clone()
+        played.apply(state.legal_actions()[other])
+        anns = list(analyse_record(_record(played, "dziobaki"), analyser))
+        ann = anns[-1]
+        assert ann.tie and ann.loss == 0.0 and ann.mark is None and ann.rank == 1
+        assert ann.played in ann.tied and ann.best != ann.played
+        back = Annotation.from_json(json.loads(json.dumps(ann.to_json())))
+        assert back == ann
+        found.add(seed)
+        if len(found) >= 2:
             return
     raise AssertionError("no tied last placement found")
 
