@@ -372,7 +372,7 @@ class RolloutAnalyser:
                 samples[i].append(v)
             spent += len(alive)
             rounds += 1
-            leader = max(alive, key=lambda i: (sum(samples[i][-rounds:]), -i))
+            leader = max(alive, key=lambda i: (sum(samples[i]), -i))
             if rounds < MIN_SAMPLES or len(alive) == 1:
                 continue
             kept = []
@@ -380,8 +380,7 @@ class RolloutAnalyser:
                 if i in (leader, played):
                     kept.append(i)
                     continue
-                d, se = mean_se(_diffs(samples[leader], samples[i], rounds))
-                if d - Z * se <= 0:
+                if not _clearly_worse(samples[leader], samples[i]):
                     kept.append(i)
             alive = kept
             if set(alive) <= {leader, played}:
@@ -390,7 +389,7 @@ class RolloutAnalyser:
         tied = [
             i
             for i in alive
-            if i not in (best, played) and _within(_diffs(samples[best], samples[i], rounds))
+            if i not in (best, played) and not _clearly_worse(samples[best], samples[i])
         ]
         means = {i: mean_se(samples[i]) for i in cands}
         values = [0.0] * n_legal
@@ -410,8 +409,8 @@ class RolloutAnalyser:
         fresh = [self._sample(turn, [best, played], h, s) for _ in range(s.iterations)]
         xb = [x[0] for x in fresh]
         xp = [x[1] for x in fresh]
-        d, se = mean_se([b - p for b, p in zip(xb, xp, strict=True)])
-        loss = d if d > Z * se and d > 0 else 0.0
+        d, se = mean_se(_paired_diffs(xb, xp))
+        loss = d if _clear(d, se) else 0.0
         if loss == 0.0:
             tied.append(played)
         value, value_se = mean_se(xp)
@@ -426,16 +425,21 @@ class RolloutAnalyser:
         return Thresholds(scale / 8, scale / 4, scale / 2)
 
 
-def _within(diffs: list[float]) -> bool:
-    """Whether paired differences are within :data:`Z` standard errors of 0."""
-    d, se = mean_se(diffs)
-    return d <= Z * se
+def _clear(d: float, se: float) -> bool:
+    """Whether a mean paired difference ``d`` (standard error ``se``) is clearly above 0:
+    more than :data:`Z` standard errors (the one rule of racing, ties and the loss)."""
+    return d > Z * se
 
 
-def _diffs(a: list[float], b: list[float], last: int) -> list[float]:
-    """Paired differences of the last ``last`` samples of two candidates still racing
-    (both were sampled in every one of those rounds)."""
-    return [x - y for x, y in zip(a[-last:], b[-last:], strict=True)]
+def _paired_diffs(a: list[float], b: list[float]) -> list[float]:
+    """Paired differences of two candidates' samples (the same samples: every candidate
+    still racing was sampled in every round)."""
+    return [x - y for x, y in zip(a, b, strict=True)]
+
+
+def _clearly_worse(leader: list[float], other: list[float]) -> bool:
+    """Whether ``other`` is clearly worse than ``leader`` on their paired samples."""
+    return _clear(*mean_se(_paired_diffs(leader, other)))
 
 
 class IsmctsAnalyser:

@@ -139,7 +139,11 @@ def decision_rng(seed: int, game_id: str, step: int) -> random.Random:
 def evaluate_turn(analyser: Analyser, state: State, seat: int, rng: random.Random) -> list[float]:
     """The analyser's values of ``seat``'s legal actions in ``state``, computed from
     ``Turn.of`` (the seat's information only)."""
-    turn = Turn.of(state, seat, rng)
+    return checked_values(analyser, Turn.of(state, seat, rng))
+
+
+def checked_values(analyser: Analyser, turn: Turn) -> list[float]:
+    """``analyser.values(turn)`` as floats, one per legal action (ValueError otherwise)."""
     values = analyser.values(turn)
     if len(values) != len(turn.legal):
         raise ValueError(
@@ -163,9 +167,7 @@ def evaluate_decision(
         if not isinstance(ev, Evaluation) or len(ev.values) != n or not 0 <= ev.best < n:
             raise ValueError(f"analyser {analyser.name} gave a bad evaluation for {n} actions")
         return ev
-    values = [float(v) for v in analyser.values(turn)]
-    if len(values) != n:
-        raise ValueError(f"analyser {analyser.name} gave {len(values)} values for {n} actions")
+    values = checked_values(analyser, turn)
     b = max(range(n), key=lambda j: (values[j], -j))
     loss = values[b] - values[played]
     tied = [j for j in range(n) if j != b and values[b] - values[j] < EPSILON]
