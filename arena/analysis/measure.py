@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.analysis.analysers import Analyser, make_analyser, mean_se
-from arena.analysis.evaluate import Annotation, analyse_record
+from arena.analysis.evaluate import Annotation, analyse_record, analyser_label
 
 GAMES = ("panorama", "carson_city_zoo", "manatee_sanctuary", "zooloretto_mini", "dziobaki")
 BOTS = ("random", "greedy", "ismcts:iterations=200")
@@ -98,11 +98,9 @@ def stability(
 
 
 def measure_game(
-    game: str, records: Sequence[Mapping[str, Any]], analyser: Analyser, spec: str
+    game: str, records: Sequence[Mapping[str, Any]], analyser: Analyser
 ) -> GameFigures:
     """The figures of ``game`` over ``records`` (seeds 0 and 1)."""
-    from arena.analysis.evaluate import analyser_label
-
     runs = [[a for r in records for a in analyse_record(r, analyser, seed)] for seed in (0, 1)]
     agree, close, tied = stability(runs[0], runs[1])
     per_bot: dict[str, list[float]] = {}
@@ -160,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(HEADER, flush=True)
     for game in args.game or GAMES:
         records = sample_games(game, args.games, args.records)
-        figures = measure_game(game, records, analyser, args.bot)
+        figures = measure_game(game, records, analyser)
         out.append(figures)
         print(row(figures), flush=True)
     if args.json is not None:
