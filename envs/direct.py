@@ -16,13 +16,33 @@ to rotate the seats. The other games are encoded from their observations.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import cast
 
-from engine.core import State
+import numpy as np
+
+from engine.carson_city_zoo import data as ccz_data
+from engine.carson_city_zoo.state import CarsonCityZooState
+from engine.core import TERMINAL, State
+from engine.dziobaki import data as dz_data
+from engine.dziobaki import scoring as dz_scoring
+from engine.dziobaki.state import DziobakiState
 from engine.panorama.data import PHASE_NAMES, REVEAL_NODE, TILE_IDS
 from engine.panorama.state import PanoramaState
-from envs.tensors import Field, Layout, OneHot, Record, Rows, Seats, Sink, Tokens, Vector
+from engine.zooloretto_mini import data as zm_data
+from engine.zooloretto_mini.state import ZoolorettoMiniState
+from envs.tensors import (
+    Field,
+    Layout,
+    Number,
+    OneHot,
+    Record,
+    Rows,
+    Seats,
+    Sink,
+    Tokens,
+    Vector,
+)
 
 Direct = Callable[[State, int], Vector]
 """``(state, seat) -> the seat's tensor`` (equal to the layout's encoding)."""
@@ -52,6 +72,118 @@ def _inner(record: Field) -> dict[str, tuple[int, Field]]:
 def _index(field: Field) -> dict[object, int]:
     assert isinstance(field, OneHot)  # Tokens too
     return cast(dict[object, int], field.index)
+
+
+def _scale(field: Field) -> float:
+    """What a :class:`Number` field divides its value by."""
+    assert isinstance(field, Number)
+    return field.scale
+
+
+def _item(field: Field) -> tuple[int, dict[str, tuple[int, Field]]]:
+    """The width of a :class:`Rows` (or :class:`Seats`) entry and its record's fields."""
+    assert isinstance(field, Rows)
+    item = field.item
+    return item.width, (_inner(item) if isinstance(item, Record) else {"": (0, item)})
+
+
+class _Block:
+    """One entry of a seat list (a zoo, a board) as positions from the entry's start, and
+    the seat's score (which goes elsewhere in the vector)."""
+
+    __slots__ = ("ones", "total")
+
+    def __init__(self, total: float) -> None:
+        self.ones: list[int] = []
+        """Positions that get 1 (distinct), from the entry's start."""
+        self.total = total
+        """The seat's score."""
+
+
+class _Blocks:
+    """Seat entries (:class:`_Block`) by the key of what they encode, shared by every
+    observer (an entry only moves with the observer). Bounded: it starts over when
+    full."""
+
+    __slots__ = ("limit", "table")
+
+    def __init__(self, limit: int = 20_000) -> None:
+        self.limit = limit
+        self.table: dict[Hashable, _Block] = {}
+
+    def get(self, key: Hashable) -> _Block | None:
+        return self.table.get(key)
+
+    def put(self, key: Hashable, block: _Block) -> _Block:
+        if len(self.table) >= self.limit:
+            self.table.clear()
+        self.table[key] = block
+        return block
+
+
+Written = tuple[list[int], list[int], list[float], object]
+"""A part of the vector: the positions of its ones, the positions of its other numbers
+and those numbers (positions absolute and distinct), and the snapshot of its key."""
+
+
+class _Parts:
+    """A vector made of parts, each rewritten only when what it is written from changed.
+
+    Most steps change little: a tile is loaded, a seat places one card, and the rest of
+    the observation is what it was. So an encoder names its parts, each by a *key*,
+    every value the part is written from (the state's own lists may be in it), and a
+    writer, which also returns a snapshot of the key (copies of those lists, equal to
+    the key). For each observing seat the last vector and snapshots are kept; a part
+    whose key equals its last snapshot is left as it is, any other has its old entries
+    cleared and is written again. Keys hold everything their part reads, so the vector
+    is the same as one written from scratch (``tests/envs`` checks it at every step,
+    against the layout's encoding of the observation, with states of many games in
+    turn); the cache only decides how much is rewritten. The vector is kept as an
+    ``array("f")`` (setting an item costs far less than in numpy) and handed out as a
+    fresh float32 copy."""
+
+    __slots__ = ("last", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.last: dict[int, tuple[Vector, list[object], list[list[int]]]] = {}
+        """Per observing seat: its last vector, the snapshot of each part's key, and the
+        positions each part wrote."""
+
+    def vector(self, seat: int, keys: list[object], write: Callable[[int], Written]) -> Vector:
+        """The vector for ``seat`` whose part ``i`` has key ``keys[i]`` and is written
+        by ``write(i)`` (called only for the parts whose key changed)."""
+        last = self.last.get(seat)
+        if last is None or len(last[1]) != len(keys):
+            vec = np.zeros(self.size, dtype=np.float32)
+            old: list[object] = [_NEVER] * len(keys)
+            spots: list[list[int]] = [[] for _ in keys]
+        else:
+            vec, old, spots = last
+        cleared: list[int] = []
+        ones: list[int] = []
+        at_values: list[int] = []
+        values: list[float] = []
+        for i, key in enumerate(keys):
+            if key != old[i]:
+                cleared += spots[i]
+                part_ones, part_at, part_values, old[i] = write(i)
+                ones += part_ones
+                at_values += part_at
+                values += part_values
+                spots[i] = part_ones + part_at
+        if cleared:
+            vec[np.array(cleared, dtype=np.intp)] = 0.0
+        if ones:
+            vec[np.array(ones, dtype=np.intp)] = 1.0
+        if at_values:
+            vec[np.array(at_values, dtype=np.intp)] = values
+        self.last[seat] = (vec, old, spots)
+        return vec.copy()
+
+
+_NEVER = object()
+"""A key no part ever has (the first vector of a seat writes every part)."""
 
 
 def panorama(layout: Layout, num_players: int) -> Direct:
@@ -152,5 +284,437 @@ def panorama(layout: Layout, num_players: int) -> Direct:
     return encode
 
 
-ENCODERS: dict[str, Callable[[Layout, int], Direct]] = {"panorama": panorama}
+def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
+    """The Zooloretto Mini encoder of ``layout`` for ``num_players`` seats (everything is
+    public; the undrawn tiles appear only as the two counts, as in the observation).
+    Parts (:class:`_Parts`): the counters, the tile lists, the trucks, and each seat's
+    zoo with its score."""
+    top = _offsets(layout)
+    at_current = top["current_player"][0]
+    at_phase, phase_field = top["phase"]
+    phase_at = [_index(phase_field)[name] for name in zm_data.PHASE_NAMES]
+    at_round, round_field = top["round"]
+    round_scale = _scale(round_field)
+    at_round_start = top["round_start_player"][0]
+    at_last = top["last_round"][0]
+    at_bag, bag_field = top["bag_count"]
+    bag_scale = _scale(bag_field)
+    at_end, end_field = top["end_count"]
+    end_scale = _scale(end_field)
+    at_removed, removed_field = top["removed_species"]
+    species_at = _index(removed_field)
+    at_supply, supply_field = top["offspring_supply"]
+    tile_at = _index(supply_field)
+    at_out = top["out_of_play"][0]
+    at_drawn = top["drawn_tile"][0]
+    at_bonus, bonus_field = top["bonus_pending"]
+    bonus_scale = _scale(bonus_field)
+    at_trucks, trucks_field = top["trucks"]
+    truck_width, truck = _item(trucks_field)
+    at_capacity, capacity_field = truck["capacity"]
+    capacity_scale = _scale(capacity_field)
+    at_truck_tiles, at_taken_by = truck["tiles"][0], truck["taken_by"][0]
+    at_players, players_field = top["players"]
+    player_width, player = _item(players_field)
+    at_active = player["active"][0]
+    at_truck, truck_field = player["truck"]
+    truck_at = [_index(truck_field)[t] for t in zm_data.TRUCK_IDS]
+    at_enclosures, enclosures_field = player["enclosures"]
+    enclosure_width, enclosure = _item(enclosures_field)
+    at_species, at_tiles, at_paired = (enclosure[k][0] for k in ("species", "tiles", "paired"))
+    at_barn = player["barn"][0]
+    at_scores, scores_field = top["scores"]
+    score_scale = _scale(_item(scores_field)[1][""][1])
+    n = num_players
+    zoos = _Blocks()
+
+    def zoo(key: tuple[Hashable, ...]) -> _Block:
+        """Seat ``q``'s entry of ``players`` (positions from its start) and its score,
+        from its key (truck, species, enclosures, barn, paired tiles)."""
+        k, kinds, *enclosures, barn, paired = key
+        block = _Block(zm_data.score_zoo(enclosures, barn)["total"])
+        ones = block.ones
+        ones.append(at_active if k < 0 else at_truck + truck_at[k])
+        for e, tiles in enumerate(enclosures):
+            at = at_enclosures + e * enclosure_width
+            if kinds[e]:
+                ones.append(at + at_species + species_at[kinds[e]])
+            ones.extend(at + at_tiles + tile_at[t] for t in tiles)
+            ones.extend(at + at_paired + tile_at[t] for t in tiles if t in paired)
+        ones.extend(at_barn + tile_at[t] for t in barn)
+        return block
+
+    parts = _Parts(layout.size)
+
+    def encode(state: State, seat: int) -> Vector:
+        s = cast(ZoolorettoMiniState, state)
+        current = s.current_player
+        counters = (
+            current,
+            s.phase,
+            s.round,
+            s.round_start_player,
+            s.last_round,
+            s.bag_count,
+            s.end_count,
+            s.drawn_tile,
+            s.bonus_pending,
+        )
+        lists = (s.removed_species, s.offspring_supply, s.out_of_play)
+        trucks = (s.capacities, s.trucks, s.taken_by)
+        enclosures, species, barns, paired = s.enclosures, s.enclosure_species, s.barns, s.paired
+        keys: list[object] = [counters, lists, trucks]
+        for q in range(n):
+            keys.append(
+                (
+                    s.taken_truck[q],
+                    species[3 * q : 3 * q + 3],
+                    enclosures[3 * q : 3 * q + 3],
+                    barns[q],
+                    paired,
+                )
+            )
+
+        def write(part: int) -> Written:
+            ones: list[int] = []
+            spots: list[int] = []
+            values: list[float] = []
+            snapshot: object
+            if part == 0:
+                snapshot = counters
+                if current >= 0:
+                    ones.append(at_current + (current - seat) % n)
+                ones.append(at_phase + phase_at[s.phase])
+                if s.round:
+                    spots.append(at_round)
+                    values.append(s.round / round_scale)
+                if s.round_start_player >= 0:
+                    ones.append(at_round_start + (s.round_start_player - seat) % n)
+                if s.last_round:
+                    ones.append(at_last)
+                if s.bag_count:
+                    spots.append(at_bag)
+                    values.append(s.bag_count / bag_scale)
+                if s.end_count:
+                    spots.append(at_end)
+                    values.append(s.end_count / end_scale)
+                if s.drawn_tile:
+                    ones.append(at_drawn + tile_at[s.drawn_tile])
+                if s.bonus_pending:
+                    spots.append(at_bonus)
+                    values.append(s.bonus_pending / bonus_scale)
+            elif part == 1:
+                snapshot = (lists[0][:], lists[1][:], lists[2][:])
+                ones.extend(at_removed + species_at[x] for x in s.removed_species)
+                ones.extend(at_supply + tile_at[t] for t in s.offspring_supply)
+                ones.extend(at_out + tile_at[t] for t in s.out_of_play)
+            elif part == 2:
+                snapshot = (s.capacities, [t[:] for t in s.trucks], s.taken_by[:])
+                taken_by = s.taken_by
+                for k, capacity in enumerate(s.capacities):
+                    base = at_trucks + k * truck_width
+                    if capacity:
+                        spots.append(base + at_capacity)
+                        values.append(capacity / capacity_scale)
+                    ones.extend(base + at_truck_tiles + tile_at[t] for t in s.trucks[k])
+                    if taken_by[k] >= 0:
+                        ones.append(base + at_taken_by + (taken_by[k] - seat) % n)
+            else:
+                q = part - 3
+                rel = (q - seat) % n
+                k = s.taken_truck[q]
+                zoo_now = enclosures[3 * q : 3 * q + 3]
+                snapshot = (k, species[3 * q : 3 * q + 3], [e[:] for e in zoo_now], barns[q][:])
+                snapshot += (frozenset(paired),)
+                key = (k, tuple(snapshot[1]), *map(tuple, zoo_now), tuple(barns[q]), snapshot[4])
+                block = zoos.get(key)
+                if block is None:
+                    block = zoos.put(key, zoo(key))
+                base = at_players + rel * player_width
+                ones.extend(map(base.__add__, block.ones))
+                if block.total:
+                    spots.append(at_scores + rel)
+                    values.append(block.total / score_scale)
+            return ones, spots, values, snapshot
+
+        return parts.vector(seat, keys, write)
+
+    return encode
+
+
+def dziobaki(layout: Layout, num_players: int) -> Direct:
+    """The Dziobaki encoder of ``layout`` for ``num_players`` seats. What a seat cannot
+    see is the other seats' commitments of this round, which are in ``commitments``
+    beside its own: only ``commitments[seat]`` is read. Parts (:class:`_Parts`): the
+    round's public facts with the observer's commitment, and each seat's board with
+    its score (scored once per board, whoever observes)."""
+    top = _offsets(layout)
+    at_current = top["current_player"][0]
+    at_phase, phase_field = top["phase"]
+    reveal_at, place_at, over_at = (_index(phase_field)[k] for k in ("reveal", "place", "over"))
+    at_round, round_field = top["round"]
+    round_scale = _scale(round_field)
+    at_side, side_field = top["board_side"]
+    side_at = _index(side_field)
+    at_together = top["all_together"][0]
+    at_tile, tile_field = top["revealed_tile"]
+    tile_at = [_index(tile_field)[t] for t in dz_data.TILE_IDS]
+    at_revealed = top["revealed"][0]
+    at_stack, stack_field = top["stack_size"]
+    stack_scale = _scale(stack_field)
+    at_unrevealed = top["unrevealed"][0]
+    at_supply = top["supply"][0]
+    at_committed = top["committed"][0]
+    at_mine, mine_field = top["my_commitment"]
+    mine = _inner(mine_field)
+    at_mine_space, mine_space_field = mine["space"]
+    mine_space_at = _index(mine_space_field)
+    at_mine_rotation, mine_rotation_field = mine["rotation"]
+    mine_rotation_at = _index(mine_rotation_field)
+    at_boards, boards_field = top["boards"]
+    board_width, board = _item(boards_field)
+    at_spaces, spaces_field = board["spaces"]
+    space_width, space = _item(spaces_field)
+    at_space_tile, at_space_rotation = space["tile"][0], space["rotation"][0]
+    rotation_at = _index(space["rotation"][1])
+    at_scores, scores_field = top["scores"]
+    score_scale = _scale(_item(scores_field)[1][""][1])
+    n = num_players
+    num_tiles = dz_data.NUM_TILES
+    parts = _Parts(layout.size)
+    boards = _Blocks()
+
+    def board_block(key: tuple[Hashable, ...]) -> _Block:
+        codes, side, together = cast(tuple[tuple[int, ...], str, bool], key)
+        block = _Block(dz_scoring.score_board(codes, side, together)["total"])
+        ones = block.ones
+        for i, code in enumerate(codes):
+            if code >= 0:
+                at = at_spaces + i * space_width
+                ones.append(at + at_space_tile + tile_at[code >> 2])
+                ones.append(at + at_space_rotation + rotation_at[code & 3])
+        return block
+
+    def encode(state: State, seat: int) -> Vector:
+        s = cast(DziobakiState, state)
+        cp = s.current
+        side = s.options["board_side"]
+        together = bool(s.options["all_together"])
+        own = s.commitments[seat]
+        revealed = s.revealed
+        keys: list[object] = [(cp, s.round, side, together, s.remaining, own, revealed)]
+        keys.extend((codes, side, together) for codes in s.boards)
+
+        def write(part: int) -> Written:
+            ones: list[int] = []
+            spots: list[int] = []
+            values: list[float] = []
+            snapshot: object
+            if part == 0:
+                snapshot = (cp, s.round, side, together, s.remaining, own, revealed[:])
+                if cp >= 0:
+                    ones.append(at_current + (cp - seat) % n)
+                    ones.append(at_phase + place_at)
+                    ones.extend(at_committed + (j - seat) % n for j in range(cp))
+                else:
+                    ones.append(at_phase + (over_at if cp == TERMINAL else reveal_at))
+                if s.round:
+                    spots.append(at_round)
+                    values.append(s.round / round_scale)
+                ones.append(at_side + side_at[side])
+                if together:
+                    ones.append(at_together)
+                awaiting = revealed[-1] if cp >= 0 else -1
+                if awaiting >= 0:
+                    ones.append(at_tile + tile_at[awaiting])
+                ones.extend(at_revealed + tile_at[t] for t in revealed)
+                if num_tiles - len(revealed):
+                    spots.append(at_stack)
+                    values.append((num_tiles - len(revealed)) / stack_scale)
+                remaining = s.remaining
+                for t in range(num_tiles):
+                    if remaining >> t & 1:
+                        ones.append(at_unrevealed + tile_at[t])
+                        ones.append(at_supply + tile_at[t])
+                    elif t == awaiting:
+                        ones.append(at_supply + tile_at[t])
+                if own >= 0:
+                    ones.append(at_mine + at_mine_space + mine_space_at[own >> 2])
+                    ones.append(at_mine + at_mine_rotation + mine_rotation_at[own & 3])
+            else:
+                q = part - 1
+                rel = (q - seat) % n
+                codes = s.boards[q]
+                snapshot = (codes[:], side, together)
+                key = (tuple(codes), side, together)
+                block = boards.get(key)
+                if block is None:
+                    block = boards.put(key, board_block(key))
+                base = at_boards + rel * board_width
+                ones.extend(map(base.__add__, block.ones))
+                if block.total:
+                    spots.append(at_scores + rel)
+                    values.append(block.total / score_scale)
+            return ones, spots, values, snapshot
+
+        return parts.vector(seat, keys, write)
+
+    return encode
+
+
+def carson_city_zoo(layout: Layout, num_players: int) -> Direct:
+    """The Carson City Zoo encoder of ``layout`` for ``num_players`` seats. What a seat
+    cannot see is the order of the undealt cards, never read here; a space's cards show
+    only their count and the top card's value (none while dealing), as in the
+    observation. Parts (:class:`_Parts`): the phase and counters, the board, the mutant
+    marks, and each seat's characters and piles with its score."""
+    top = _offsets(layout)
+    at_phase, phase_field = top["phase"]
+    phase_at = [_index(phase_field)[name] for name in ccz_data.PHASE_NAMES]
+    at_current = top["current_player"][0]
+    at_start = top["start_player"][0]
+    at_dealt, dealt_field = top["cards_dealt"]
+    dealt_scale = _scale(dealt_field)
+    at_spaces, spaces_field = top["spaces"]
+    space_width, space = _item(spaces_field)
+    at_cards, cards_field = space["cards"]
+    cards_scale = _scale(cards_field)
+    at_value, value_field = space["top_value"]
+    value_scale = _scale(value_field)
+    at_occupant, occupant_field = space["occupant"]
+    char_at = _index(occupant_field)
+    at_mutated = space["mutated"][0]
+    at_players, players_field = top["players"]
+    player_width, player = _item(players_field)
+    at_team, team_field = player["team"]
+    team_at = _index(team_field)
+    at_hand, at_on_board = player["hand"][0], player["on_board"][0]
+    at_zoo_pile, zoo_pile_field = player["zoo_pile"]
+    card_at = [_index(zoo_pile_field)[c] for c in ccz_data.CARD_IDS]
+    at_char_pile = player["character_pile"][0]
+    points = [player[k] for k in ("zoo_cards", "captured_characters", "surviving_characters")]
+    points_at = [(at, _scale(f)) for at, f in points]
+    at_found = top["mutant_found"][0]
+    at_scores, scores_field = top["scores"]
+    score_scale = _scale(_item(scores_field)[1][""][1])
+    n = num_players
+    deal, play = ccz_data.PHASE_NAMES.index("deal"), ccz_data.PHASE_NAMES.index("play")
+    in_hand, values, mutant = ccz_data.IN_HAND, ccz_data.CARD_VALUE, ccz_data.CARD_MUTANT
+    parts = _Parts(layout.size)
+
+    def encode(state: State, seat: int) -> Vector:
+        s = cast(CarsonCityZooState, state)
+        phase = s.phase
+        names = s.roster.names
+        counters = (phase, s.current_player, s.start_player, len(s.dealt))
+        board = (phase == deal, s.teams, s.bottom, s.top, s.occupant, s.mutated)
+        keys: list[object] = [counters, board, s.zoo_piles]
+        spaces, piles, mutated = s.character_space, s.character_piles, s.mutated
+        for q in range(n):
+            keys.append(
+                (
+                    s.teams,
+                    spaces[4 * q : 4 * q + 4],
+                    mutated[4 * q : 4 * q + 4],
+                    s.zoo_piles[q],
+                    piles[q],
+                    s.zoo_points[q],
+                    s.character_points[q],
+                )
+            )
+
+        def write(part: int) -> Written:
+            ones: list[int] = []
+            spots: list[int] = []
+            numbers: list[float] = []
+            snapshot: object
+            if part == 0:
+                snapshot = counters
+                ones.append(at_phase + phase_at[phase])
+                current = s.current_player
+                if current >= 0:
+                    ones.append(at_current + (current - seat) % n)
+                if phase >= play and s.start_player >= 0:
+                    ones.append(at_start + (s.start_player - seat) % n)
+                if s.dealt:
+                    spots.append(at_dealt)
+                    numbers.append(len(s.dealt) / dealt_scale)
+            elif part == 1:
+                snapshot = (
+                    phase == deal,
+                    s.teams,
+                    s.bottom[:],
+                    s.top[:],
+                    s.occupant[:],
+                    mutated[:],
+                )
+                bottom, top_card, occupant = s.bottom, s.top, s.occupant
+                for i in range(len(bottom)):
+                    at = at_spaces + i * space_width
+                    cards = (bottom[i] >= 0) + (top_card[i] >= 0)
+                    if cards:
+                        spots.append(at + at_cards)
+                        numbers.append(cards / cards_scale)
+                    value = -1
+                    if phase != deal:
+                        card = top_card[i] if top_card[i] >= 0 else bottom[i]
+                        value = values[card] if card >= 0 else -1
+                    if value:
+                        spots.append(at + at_value)
+                        numbers.append(value / value_scale)
+                    o = occupant[i]
+                    if o >= 0:
+                        ones.append(at + at_occupant + char_at[names[o]])
+                        if mutated[o]:
+                            ones.append(at + at_mutated)
+            elif part == 2:
+                snapshot = [p[:] for p in s.zoo_piles]
+                found = {values[card] for pile in s.zoo_piles for card in pile if mutant[card]}
+                ones.extend(at_found + v for v in found)
+            else:
+                q = part - 3
+                snapshot = (
+                    s.teams,
+                    spaces[4 * q : 4 * q + 4],
+                    mutated[4 * q : 4 * q + 4],
+                    s.zoo_piles[q][:],
+                    piles[q][:],
+                    s.zoo_points[q],
+                    s.character_points[q],
+                )
+                rel = (q - seat) % n
+                base = at_players + rel * player_width
+                ones.append(base + team_at[s.teams[q]])
+                for c in range(4 * q, 4 * q + 4):
+                    if spaces[c] == in_hand:
+                        ones.append(base + at_hand + char_at[names[c]])
+                    elif spaces[c] >= 0:
+                        ones.append(base + at_on_board + char_at[names[c]])
+                ones.extend(base + at_zoo_pile + card_at[z] for z in s.zoo_piles[q])
+                ones.extend(base + at_char_pile + char_at[names[c]] for c in piles[q])
+                breakdown = s.breakdown(q)
+                for (at, scale), key in zip(points_at, _CCZ_POINTS):
+                    if breakdown[key]:
+                        spots.append(base + at)
+                        numbers.append(breakdown[key] / scale)
+                if breakdown["total"]:
+                    spots.append(at_scores + rel)
+                    numbers.append(breakdown["total"] / score_scale)
+            return ones, spots, numbers, snapshot
+
+        return parts.vector(seat, keys, write)
+
+    return encode
+
+
+_CCZ_POINTS = ("zoo_cards", "captured_characters", "surviving_characters")
+"""Carson City Zoo's score categories, in the layout's order."""
+
+
+ENCODERS: dict[str, Callable[[Layout, int], Direct]] = {
+    "panorama": panorama,
+    "zooloretto_mini": zooloretto_mini,
+    "dziobaki": dziobaki,
+    "carson_city_zoo": carson_city_zoo,
+}
 """The games with an encoder from the state's fields, by id."""

@@ -66,8 +66,14 @@ class Sink:
         """Positions of numbers (each written once), with :attr:`values`."""
         self.values: list[float] = []
 
-    def vector(self, size: int) -> Vector:
-        if self.ones:
+    def vector(self, size: int, distinct: bool = False) -> Vector:
+        """The float32 vector of ``size`` entries. ``distinct``: no position is in
+        :attr:`ones` twice (an encoder that knows it saves the counting)."""
+        if distinct:
+            out = np.zeros(size, dtype=np.float32)
+            if self.ones:
+                out[np.array(self.ones, dtype=np.intp)] = 1.0
+        elif self.ones:
             out = np.bincount(self.ones, minlength=size).astype(np.float32)
         else:
             out = np.zeros(size, dtype=np.float32)
