@@ -684,7 +684,7 @@ def carson_city_zoo(layout: Layout, num_players: int) -> Direct:
                 )
                 rel = (q - seat) % n
                 base = at_players + rel * player_width
-                ones.append(base + team_at[s.teams[q]])
+                ones.append(base + at_team + team_at[s.teams[q]])
                 for c in range(4 * q, 4 * q + 4):
                     if spaces[c] == in_hand:
                         ones.append(base + at_hand + char_at[names[c]])
@@ -693,7 +693,7 @@ def carson_city_zoo(layout: Layout, num_players: int) -> Direct:
                 ones.extend(base + at_zoo_pile + card_at[z] for z in s.zoo_piles[q])
                 ones.extend(base + at_char_pile + char_at[names[c]] for c in piles[q])
                 breakdown = s.breakdown(q)
-                for (at, scale), key in zip(points_at, _CCZ_POINTS):
+                for (at, scale), key in zip(points_at, _CCZ_POINTS, strict=True):
                     if breakdown[key]:
                         spots.append(base + at)
                         numbers.append(breakdown[key] / scale)
