@@ -17,7 +17,7 @@ to rotate the seats. The other games are encoded from their observations.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -27,10 +27,14 @@ from engine.core import TERMINAL, State
 from engine.dziobaki import data as dz_data
 from engine.dziobaki import scoring as dz_scoring
 from engine.dziobaki.state import DziobakiState
+from engine.manatee_sanctuary import data as ms_data
+from engine.manatee_sanctuary import steps as ms_steps
+from engine.manatee_sanctuary.state import ManateeSanctuaryState
 from engine.panorama.data import PHASE_NAMES, REVEAL_NODE, TILE_IDS
 from engine.panorama.state import PanoramaState
 from engine.zooloretto_mini import data as zm_data
 from engine.zooloretto_mini.state import ZoolorettoMiniState
+from envs.manatee import MAX_PLACED
 from envs.tensors import (
     Field,
     Layout,
@@ -711,10 +715,291 @@ _CCZ_POINTS = ("zoo_cards", "captured_characters", "surviving_characters")
 """Carson City Zoo's score categories, in the layout's order."""
 
 
+def _counted(
+    at: int, base: list[int], cards: list[int], spots: list[int], values: list[float]
+) -> None:
+    """Cards as counts of their base cards (:class:`envs.manatee.Cards`) from ``at``:
+    both editions of a card count at one position, so positions repeat and are summed."""
+    counts: dict[int, int] = {}
+    for c in cards:
+        b = base[c]
+        counts[b] = counts.get(b, 0) + 1
+    for b, count in counts.items():
+        spots.append(at + b)
+        values.append(float(count))
+
+
+def manatee_sanctuary(layout: Layout, num_players: int) -> Direct:
+    """The Manatee Sanctuary encoder of ``layout`` for ``num_players`` seats. What a seat
+    cannot see is the deck's cards, other seats' dealt cards, splits, stacks and the
+    cards of other hands it has not seen: only their counts are read, and of another
+    hand only the cards whose origin the seat saw (:func:`known_cards`, the engine's own
+    rule). Parts (:class:`_Parts`): the public counters, the observer's private cards,
+    and each seat's entry with its score."""
+    top = _offsets(layout)
+    number_at = {}
+    for key in ("round", "deck_size", "solo_token", "power_cap_used", "challenge_lost"):
+        at, f = top[key]
+        number_at[key] = (at, _scale(f))
+    at_phase, phase_field = top["phase"]
+    phase_at = [_index(phase_field)[name] for name in ms_steps.PHASE_OF_STEP]
+    at_step, step_field = top["step"]
+    step_at = [_index(step_field)[name] for name in ms_steps.STEP_NAMES]
+    at_direction, direction_field = top["direction"]
+    left_at, right_at = _index(direction_field)["left"], _index(direction_field)["right"]
+    at_current, at_turn, at_deal_seat = (top[k][0] for k in ("current_player", "turn", "deal_seat"))
+    at_mode, mode_field = top["mode"]
+    mode_at = _index(mode_field)
+    at_bag, bag_field = top["bag"]
+    bag_at = [(at_bag + at, _scale(f)) for at, f in _inner(bag_field).values()]
+    at_bonuses, bonuses_field = top["round_bonuses"]
+    bonus_width, bonus = _item(bonuses_field)
+    at_bonus_round, bonus_round_field = bonus["round"]
+    bonus_round_scale = _scale(bonus_round_field)
+    at_bonus_card, bonus_card_field = bonus["card"]
+    bonus_at = [_index(bonus_card_field)[b] for b in ms_data.BONUS_IDS]
+    at_challenge, challenge_field = top["solo_challenge"]
+    challenge_at = _index(challenge_field)
+    at_offer, at_discards = top["solo_offer"][0], top["solo_discards"][0]
+    at_resolving, resolving_field = top["resolving"]
+    resolving = _inner(resolving_field)
+    at_res_seat = at_resolving + resolving["seat"][0]
+    at_res_card = at_resolving + resolving["card"][0]
+    res_numbers = [
+        (at_resolving + resolving[k][0], _scale(resolving[k][1]))
+        for k in ("draws_left", "new_grey", "new_pink", "new_yellow", "harvest_icons")
+    ]
+    at_return_kind, return_kind_field = top["return_kind"]
+    return_kind_at = {
+        ms_steps.RETURN_SPACE: _index(return_kind_field)["space"],
+        ms_steps.RETURN_FOOD: _index(return_kind_field)["food"],
+    }
+    at_deficit, deficit_field = top["return_deficit"]
+    deficit_scale = _scale(deficit_field)
+    at_players, players_field = top["players"]
+    player_width, player = _item(players_field)
+    player_numbers = {k: (at, _scale(f)) for k, (at, f) in player.items() if isinstance(f, Number)}
+    at_kept, kept_field = player["kept"]
+    kept_at = [_index(kept_field)[k] for k in ("small", "large")]
+    at_pile, at_known = player["action_pile"][0], player["known_cards"][0]
+    at_sanctuary, sanctuary_field = player["sanctuary"]
+    placed_width = _item(sanctuary_field)[0]
+    at_scores, scores_field = top["scores"]
+    score_scale = _scale(_item(scores_field)[1][""][1])
+    at_hand, at_dealt, at_split, at_small, at_large = (
+        top[k][0] for k in ("hand", "dealt", "my_split", "received_small", "received_large")
+    )
+    at_keep, keep_field = top["my_keep"]
+    keep_at = [_index(keep_field)[k] for k in ("small", "large")]
+    base = ms_data.BASE
+    edges, habitat, endgame = ms_data.EDGES, ms_data.HABITAT, ms_data.ENDGAME
+    endgame_at = {kind: i for i, kind in enumerate(ms_data.ENDGAME_KINDS)}
+    n = num_players
+    drafting, committing = (ms_steps.DEAL, ms_steps.SPLIT), (ms_steps.SPLIT, ms_steps.KEEP)
+    parts = _Parts(layout.size)
+
+    def placed(
+        at: int,
+        c: int,
+        x: int,
+        y: int,
+        r: int,
+        ones: list[int],
+        spots: list[int],
+        values: list[float],
+    ) -> None:
+        """One placed card as :class:`envs.manatee.Placed` writes it."""
+        k = r // 90
+        spots += [at, at + 1]
+        values += [x / MAX_PLACED, y / MAX_PLACED]
+        ones.append(at + 2 + k)
+        sides = ms_data.rotated_edges(edges[c], k)
+        ones.extend(at + 6 + 4 * d + sides[d] for d in range(4))
+        if endgame[c]:
+            ones.append(at + 23 + endgame_at[endgame[c]])
+        if habitat[c]:
+            spots.append(at + 22)
+            values.append(habitat[c] / 5)
+
+    def encode(state: State, seat: int) -> Vector:
+        s = cast(ManateeSanctuaryState, state)
+        step = s.step
+        draft, commit = step in drafting, step in committing
+        known = (seat, s.passer(seat))
+        keys: list[object] = [_ALWAYS]
+        mine = s.players[seat].hand
+        private: tuple[object, ...] = (mine, step)
+        if step in drafting:
+            private += (s.dealt[seat], s.splits[seat] if step == ms_steps.SPLIT else None)
+        elif step == ms_steps.KEEP:
+            private += (*s.stacks[seat], *s.stacks[s.passer(seat)], s.keep_choices[seat])
+        keys.append(private)
+        for j, p in enumerate(s.players):
+            keys.append(
+                (
+                    p.food,
+                    p.flowers,
+                    p.housed,
+                    p.capacity,
+                    len(p.hand),
+                    len(s.dealt[j]) if draft else 0,
+                    commit and j < s.current,
+                    s.split_size[j],
+                    s.kept[j],
+                    p.pile,
+                    None,
+                    p.hand if j == seat else [c for c in p.hand if p.origin[c] in known],
+                    p.points,
+                )
+            )
+        for p in s.players:  # placed cards only change when one is placed: parts of their own
+            keys.append(p.sanctuary.placements)
+
+        def write(part: int) -> Written:
+            ones: list[int] = []
+            spots: list[int] = []
+            values: list[float] = []
+            snapshot: object
+            if part == 0:
+                snapshot = _NEVER
+                for key, value in (
+                    ("round", s.round),
+                    ("deck_size", len(s.deck)),
+                    ("solo_token", s.solo_token),
+                    ("power_cap_used", s.power_cap_used),
+                    ("challenge_lost", s.saver_lost),
+                ):
+                    if value:
+                        at, scale = number_at[key]
+                        spots.append(at)
+                        values.append(value / scale)
+                ones.append(at_phase + phase_at[step])
+                ones.append(at_step + step_at[step])
+                ones.append(at_direction + (right_at if s.round == 2 else left_at))
+                for at, value in ((at_current, s.current), (at_turn, s.turn)):
+                    if value >= 0:
+                        ones.append(at + (value - seat) % n)
+                if step == ms_steps.DEAL and s.deal_seat >= 0:
+                    ones.append(at_deal_seat + (s.deal_seat - seat) % n)
+                mode = "solo" if s.solo else ("scramble" if s.scramble else "standard")
+                ones.append(at_mode + mode_at[mode])
+                for (at, scale), value in zip(bag_at, s.bag, strict=True):
+                    if value:
+                        spots.append(at)
+                        values.append(value / scale)
+                i = 0
+                for r, b in enumerate(s.round_bonus):
+                    if b >= 0:
+                        at = at_bonuses + i * bonus_width
+                        spots.append(at + at_bonus_round)
+                        values.append((r + 1) / bonus_round_scale)
+                        ones.append(at + at_bonus_card + bonus_at[b])
+                        i += 1
+                if s.challenge in challenge_at:
+                    ones.append(at_challenge + challenge_at[s.challenge])
+                _counted(at_offer, base, s.solo_offer, spots, values)
+                _counted(at_discards, base, s.solo_discards, spots, values)
+                res = s.resolving
+                if res is not None:
+                    if res.seat >= 0:
+                        ones.append(at_res_seat + (res.seat - seat) % n)
+                    ones.append(at_res_card + base[res.card])
+                    for (at, scale), value in zip(
+                        res_numbers, (res.draws_left, *res.new, res.harvest_icons), strict=True
+                    ):
+                        if value:
+                            spots.append(at)
+                            values.append(value / scale)
+                if step in return_kind_at:
+                    ones.append(at_return_kind + return_kind_at[step])
+                    if s.return_deficit:
+                        spots.append(at_deficit)
+                        values.append(s.return_deficit / deficit_scale)
+            elif part == 1:
+                snapshot = tuple(x[:] if isinstance(x, list) else x for x in private)
+                _counted(at_hand, base, mine, spots, values)
+                if step in drafting:
+                    _counted(at_dealt, base, s.dealt[seat], spots, values)
+                    split = s.splits[seat] if step == ms_steps.SPLIT else None
+                    if split is not None:
+                        _counted(at_split, base, split, spots, values)
+                elif step == ms_steps.KEEP:
+                    small, large = s.stacks[seat]
+                    _counted(at_dealt, base, small + large, spots, values)
+                    _counted(at_split, base, small, spots, values)
+                    giver = s.stacks[s.passer(seat)]
+                    _counted(at_small, base, giver[0], spots, values)
+                    _counted(at_large, base, giver[1], spots, values)
+                    if s.keep_choices[seat] >= 0:
+                        ones.append(at_keep + keep_at[s.keep_choices[seat]])
+            else:
+                j = part - 2 - len(s.players)
+                if j >= 0:  # a seat's placed cards
+                    placements = s.players[j].sanctuary.placements
+                    at = at_players + ((j - seat) % n) * player_width + at_sanctuary
+                    for i, (c, x, y, r) in enumerate(placements):
+                        placed(at + i * placed_width, c, x, y, r, ones, spots, values)
+                    return ones, spots, values, placements[:]
+                j = part - 2
+                key = cast(tuple[Any, ...], keys[part])
+                p = s.players[j]
+                snapshot = (
+                    key[0],
+                    p.flowers[:],
+                    p.housed[:],
+                    *key[3:9],
+                    p.pile[:],
+                    None,
+                    key[11][:],
+                    p.points[:],
+                )
+                rel = (j - seat) % n
+                at = at_players + rel * player_width
+                fl, h = p.flowers, p.housed
+                for name, value in (
+                    ("food", p.food),
+                    ("flowers", fl[0] + fl[1] + fl[2]),
+                    ("flowers_red", fl[0]),
+                    ("flowers_green", fl[1]),
+                    ("flowers_purple", fl[2]),
+                    ("housed_grey", h[0]),
+                    ("housed_pink", h[1]),
+                    ("housed_yellow", h[2]),
+                    ("capacity", p.capacity),
+                    ("usage", p.usage()),
+                    ("hand_size", len(p.hand)),
+                    ("dealt_count", key[5]),
+                    ("committed", key[6]),
+                    ("split_size", s.split_size[j]),
+                ):
+                    if value:
+                        offset, scale = player_numbers[name]
+                        spots.append(at + offset)
+                        values.append(value / scale)
+                if s.kept[j] >= 0:
+                    ones.append(at + at_kept + kept_at[s.kept[j]])
+                _counted(at + at_pile, base, p.pile, spots, values)
+                _counted(at + at_known, base, cast(list[int], key[11]), spots, values)
+                total = sum(p.points)
+                if total:
+                    spots.append(at_scores + rel)
+                    values.append(total / score_scale)
+            return ones, spots, values, snapshot
+
+        return parts.vector(seat, keys, write)
+
+    return encode
+
+
+_ALWAYS = object()
+"""The key of a part written at every step (its snapshot, :data:`_NEVER`, never equals it)."""
+
+
 ENCODERS: dict[str, Callable[[Layout, int], Direct]] = {
     "panorama": panorama,
     "zooloretto_mini": zooloretto_mini,
     "dziobaki": dziobaki,
     "carson_city_zoo": carson_city_zoo,
+    "manatee_sanctuary": manatee_sanctuary,
 }
 """The games with an encoder from the state's fields, by id."""

@@ -473,8 +473,11 @@ class ActionSpace:
         hit = self._by_list.get(key)
         if hit is not None:
             return hit[1]
-        fast_index = self.fast_index
-        by_index = {fast_index(a): a for a in legal}
+        by_id, fast_index = self._by_id, self.fast_index
+        by_index: dict[int, Action] = {}
+        for a in legal:  # fast_index inlined: a call per action costs more than the lookup
+            hit = by_id.get(id(a))
+            by_index[hit[1] if hit is not None and hit[0] is a else fast_index(a)] = a
         if len(self._by_list) >= _LIST_CACHE:
             self._by_list.clear()
         self._by_list[key] = (legal, by_index)
