@@ -25,7 +25,16 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from engine.core import JSON, Action, IllegalActionError, Result, State, sample_outcome
+from engine.core import (
+    CHANCE,
+    JSON,
+    TERMINAL,
+    Action,
+    IllegalActionError,
+    Result,
+    State,
+    sample_outcome,
+)
 from engine.registry import get_game
 from envs.direct import ENCODERS, Direct
 from envs.layouts import spec
@@ -172,7 +181,7 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         if hit is not None and hit[0] is legal:
             return hit[1].copy()
         mask = np.zeros(self.spec.actions.size, dtype=np.int8)
-        mask[list(legal)] = 1
+        mask[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
         if len(self._masks) >= MASK_CACHE:
             self._masks.clear()
         self._masks[id(legal)] = (legal, mask)
@@ -211,11 +220,13 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
     def _advance(self) -> bool:
         """Resolve chance nodes, then point at the seat to move or end the game (True)."""
         state = self.game_state
-        while state.is_chance_node():
+        player = state.current_player  # a property: read once per node
+        while player == CHANCE:
             state.apply(sample_outcome(state.chance_outcomes(), self._rng))
+            player = state.current_player
         self._legal = None
         self._seen = {}
-        if state.is_terminal():
+        if player == TERMINAL:
             self.rewards = dict.fromkeys(self.agents, 0.0)
             result = state.result()
             values = rank_rewards(result) if self.reward_kind == "rank" else result.scores
@@ -227,7 +238,7 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             if self.agent_selection not in self.agents:
                 self.agent_selection = self.agents[0]
             return True
-        self.agent_selection = self.possible_agents[state.current_player]
+        self.agent_selection = self.possible_agents[player]
         return False
 
     def render(self) -> str | None:
