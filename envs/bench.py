@@ -11,7 +11,11 @@
   encoder), the mask and PettingZoo's bookkeeping;
 - ``ratio``: env / engine (the goal is at least 0.7);
 - ``encode_us``: microseconds per :meth:`Layout.encode` of one JSON observation (the
-  median of repeated timings over the observations of one playout).
+  median of repeated timings over the observations of one playout);
+- ``direct_us``: microseconds per tensor written from the state's fields by the game's
+  :mod:`envs.direct` encoder, over the same playout's positions in order, the mover's
+  at each (as the environment asks for them; each repeat starts a fresh encoder, so
+  the parts it keeps from one position to the next are built as in a real game).
 
 Times are the process's CPU time (``time.process_time``), so that other work on a busy
 machine does not count. Numbers only: it asserts nothing (performance goals live in
@@ -25,8 +29,9 @@ import random
 import statistics
 import time
 
-from engine.core import JSON, sample_outcome
+from engine.core import JSON, State, sample_outcome
 from engine.registry import get_game
+from envs.direct import ENCODERS
 from envs.layouts import SUPPORTED, spec
 from envs.pettingzoo import env
 
@@ -86,19 +91,49 @@ def encode_micros(game_id: str, num_players: int, repeats: int = 5) -> float:
     return 1e6 * statistics.median(timings)
 
 
+def direct_micros(game_id: str, num_players: int, repeats: int = 5) -> float:
+    """Median microseconds per tensor from :mod:`envs.direct` (one playout's positions,
+    the mover's view of each, in order; a fresh encoder per repeat)."""
+    game, layout = get_game(game_id), spec(game_id).layout
+    rng = random.Random(1)
+    state = game.new_game(num_players, None)
+    positions: list[tuple[State, int]] = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(sample_outcome(state.chance_outcomes(), rng))
+            continue
+        positions.append((state.clone(), state.current_player))
+        state.apply(rng.choice(state.legal_actions()))
+    timings = []
+    for _ in range(repeats):
+        encode = ENCODERS[game_id](layout, num_players)
+        start = time.process_time()
+        for position, seat in positions:
+            encode(position, seat)
+        timings.append((time.process_time() - start) / len(positions))
+    return 1e6 * statistics.median(timings)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(SUPPORTED))
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=2.0, help="per game and loop")
     args = parser.parse_args(argv)
-    print(f"{'game':18} {'engine/s':>10} {'env/s':>10} {'ratio':>6} {'encode_us':>10}")
+    print(
+        f"{'game':18} {'engine/s':>10} {'env/s':>10} {'ratio':>6} {'encode_us':>10} "
+        f"{'direct_us':>10}"
+    )
     for game_id in args.games.split(","):
         spec(game_id)  # names an unsupported game before any timing
         raw = engine_rate(game_id, args.players, args.seconds)
         wrapped = env_rate(game_id, args.players, args.seconds)
         micros = encode_micros(game_id, args.players)
-        print(f"{game_id:18} {raw:10.0f} {wrapped:10.0f} {wrapped / raw:6.2f} {micros:10.1f}")
+        direct = f"{direct_micros(game_id, args.players):10.1f}" if game_id in ENCODERS else "-"
+        print(
+            f"{game_id:18} {raw:10.0f} {wrapped:10.0f} {wrapped / raw:6.2f} {micros:10.1f} "
+            f"{direct:>10}"
+        )
 
 
 if __name__ == "__main__":

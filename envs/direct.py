@@ -241,7 +241,9 @@ def panorama(layout: Layout, num_players: int) -> Direct:
         ones.append(at_phase + phase_at[s.phase])
         if s.phase == REVEAL_NODE and s.pending_space in pending_at:
             ones.append(at_pending + pending_at[s.pending_space])
-        ones.extend([at_goals + goal_at[g] for g in s.goals])
+        for g in s.goals:  # "" until a goal is drawn (goal_set random): nothing
+            if g:
+                ones.append(at_goals + goal_at[g])
         if s.num_spaces:
             spots.append(at_num_spaces)
             values.append(s.num_spaces / num_spaces_scale)

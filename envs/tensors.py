@@ -198,8 +198,10 @@ class OneHot(Field):
 
 class Tokens(OneHot):
     """A list of tokens among ``vocab`` as counts (a multi-hot for sets): one float per
-    token; the order within the list is not kept. With ``item_key``, the list holds
-    objects and the token is each object's ``item_key`` field."""
+    token; the order within the list is not kept, and an :data:`EMPTY_TOKENS` entry (a
+    slot not filled yet, such as Panorama's goals before they are drawn) counts nothing.
+    With ``item_key``, the list holds objects and the token is each object's
+    ``item_key`` field."""
 
     def __init__(
         self, key: str | None, doc: str, vocab: Iterable[JSON], item_key: str | None = None
@@ -211,19 +213,25 @@ class Tokens(OneHot):
         if self.item_key is not None:
             value = [entry[self.item_key] for entry in value]
         index, ones = self.index, out.ones
-        try:
-            ones.extend([at + index[token] for token in value])
-        except KeyError as exc:
-            token = exc.args[0]
-            raise ValueError(f"{self.key}: {token!r} is not in the layout's vocabulary") from None
+        for token in value:
+            i = index.get(token)
+            if i is not None:
+                ones.append(at + i)
+            elif token not in EMPTY_TOKENS:
+                raise ValueError(f"{self.key}: {token!r} is not in the layout's vocabulary")
 
     def emit(self, gen: Gen, value: str, at: str) -> None:
-        index, token = gen.constant(self.index), gen.name("t")
+        index, token, i = gen.constant(self.index), gen.name("t"), gen.name("i")
+        empty = gen.constant(EMPTY_TOKENS)
         base = gen.local(at)
         gen.line(f"for {token} in {value}:")  # a loop: lists are short, often empty
         if self.item_key is not None:
             gen.line(f"    {token} = {token}[{self.item_key!r}]")
-        gen.line(f"    ones.append({base} + {index}[{token}])")
+        gen.line(f"    {i} = {index}.get({token})")
+        gen.line(f"    if {i} is not None:")
+        gen.line(f"        ones.append({base} + {i})")
+        gen.line(f"    elif {token} not in {empty}:")
+        gen.line("        raise KeyError")
 
 
 class Seat(Field):
