@@ -334,7 +334,7 @@ def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
     n = num_players
     zoos = _Blocks()
 
-    def zoo(key: tuple[Hashable, ...]) -> _Block:
+    def zoo(key: tuple[Any, ...]) -> _Block:
         """Seat ``q``'s entry of ``players`` (positions from its start) and its score,
         from its key (truck, species, enclosures, barn, paired tiles)."""
         k, kinds, *enclosures, barn, paired = key
@@ -864,17 +864,17 @@ def manatee_sanctuary(layout: Layout, num_players: int) -> Direct:
             snapshot: object
             if part == 0:
                 snapshot = _NEVER
-                for key, value in (
+                for field, number in (
                     ("round", s.round),
                     ("deck_size", len(s.deck)),
                     ("solo_token", s.solo_token),
                     ("power_cap_used", s.power_cap_used),
                     ("challenge_lost", s.saver_lost),
                 ):
-                    if value:
-                        at, scale = number_at[key]
+                    if number:
+                        at, scale = number_at[field]
                         spots.append(at)
-                        values.append(value / scale)
+                        values.append(number / scale)
                 ones.append(at_phase + phase_at[step])
                 ones.append(at_step + step_at[step])
                 ones.append(at_direction + (right_at if s.round == 2 else left_at))

@@ -484,8 +484,8 @@ class ActionSpace:
         by_id, fast_index = self._by_id, self.fast_index
         by_index: dict[int, Action] = {}
         for a in legal:  # fast_index inlined: a call per action costs more than the lookup
-            hit = by_id.get(id(a))
-            by_index[hit[1] if hit is not None and hit[0] is a else fast_index(a)] = a
+            seen = by_id.get(id(a))
+            by_index[seen[1] if seen is not None and seen[0] is a else fast_index(a)] = a
         if len(self._by_list) >= _LIST_CACHE:
             self._by_list.clear()
         self._by_list[key] = (legal, by_index)
