@@ -30,6 +30,7 @@ from engine.dziobaki.state import DziobakiState
 from engine.manatee_sanctuary import data as ms_data
 from engine.manatee_sanctuary import steps as ms_steps
 from engine.manatee_sanctuary.state import ManateeSanctuaryState
+from engine.panorama import scoring as pn_scoring
 from engine.panorama.data import PHASE_NAMES, REVEAL_NODE, TILE_IDS
 from engine.panorama.state import PanoramaState
 from engine.zooloretto_mini import data as zm_data
@@ -190,6 +191,10 @@ _NEVER = object()
 """A key no part ever has (the first vector of a seat writes every part)."""
 
 
+_TOTALS = 20_000
+"""At most this many positions' scores kept by an encoder (it starts over when full)."""
+
+
 def panorama(layout: Layout, num_players: int) -> Direct:
     """The Panorama encoder of ``layout`` (envs.layouts) for ``num_players`` seats."""
     top = _offsets(layout)
@@ -231,6 +236,8 @@ def panorama(layout: Layout, num_players: int) -> Direct:
     at_scores = top["scores"][0]
     n = num_players
     size = layout.size
+    totals: dict[tuple[Any, ...], list[int]] = {}
+    """The scores by what they are computed from (the panoramas, start tiles, goals)."""
 
     def encode(state: State, seat: int) -> Vector:
         s = cast(PanoramaState, state)
@@ -267,7 +274,12 @@ def panorama(layout: Layout, num_players: int) -> Direct:
                 ones.append(base + at_top + tile_at[tops[i]])
             if occupants[i] >= 0:
                 ones.append(base + at_balloon_seat + (occupants[i] - seat) % n)
-        scores = s.scores()
+        key = (tuple(map(tuple, s.panoramas)), tuple(s.start_index), tuple(s.goals))
+        scores = totals.get(key)
+        if scores is None:  # scored once per position of the panoramas, whoever observes
+            if len(totals) >= _TOTALS:
+                totals.clear()
+            scores = totals[key] = [b["total"] for b in pn_scoring.breakdowns(*key)]
         for q in range(n):
             rel = (q - seat) % n
             base = at_players + rel * player_width
