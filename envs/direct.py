@@ -297,7 +297,7 @@ def panorama(layout: Layout, num_players: int) -> Direct:
             if scores[q]:
                 spots.append(at_scores + rel)
                 values.append(scores[q] / 10.0)
-        return out.vector(size)
+        return out.vector(size, distinct=True)  # every tile and goal is in play once
 
     return encode
 
