@@ -10,8 +10,14 @@ playouts and for every seat, that it equals ``layout.encode(state.observation(se
 so everything proved of the layout (no hidden information, the fields it describes) holds
 for it too. A game without one here is encoded from its observation.
 
-Panorama has one: its state is public (every seat sees the same), so the encoder only has
-to rotate the seats. The other games are encoded from their observations.
+All five games have one. Panorama's state is public (every seat sees the same), so its
+encoder writes the whole vector, rotating the seats. The other four change little from
+one step to the next, so theirs name the parts of the vector (:class:`_Parts`) and
+rewrite only those whose inputs changed since the seat's last vector; a seat's score is
+computed once per position of its zoo or board (:class:`_Blocks`). Where a game hides
+something (Dziobaki's commitments, Manatee Sanctuary's hands, draft and deck), the
+encoder reads only what the observation shows the seat, as the engine's observation
+code does (its docstring says which fields).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ actions. Each observation is a dict with ``observation`` (the seat's float32 ten
 move, all 0 otherwise). Nothing is encoded until an observation is asked for
 (``observe``/``last``), and then once per step and seat: a learner that reads only the
 mover's observation pays for one tensor per step, and the legal actions are indexed once
-per step for both the mask and ``step``; Panorama's tensor is written straight from the
+per step for both the mask and ``step``; the tensor is written straight from the
 state's fields (:mod:`envs.direct`, equal to the observation's encoding). Rewards arrive
 when the game ends, from the final ranks (``reward="rank"``: +1 for the best, -1 for the
 worst, linear between, ties shared) or the final scores (``reward="score"``).
