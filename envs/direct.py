@@ -26,6 +26,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.carson_city_zoo import data as ccz_data
 from engine.carson_city_zoo.state import CarsonCityZooState
@@ -49,6 +50,7 @@ from envs.tensors import (
     OneHot,
     Record,
     Rows,
+    Seat,
     Seats,
     Sink,
     Tokens,
@@ -161,9 +163,12 @@ class _Parts:
         """Per observing seat: its last vector, the snapshot of each part's key, and the
         positions each part wrote."""
 
-    def vector(self, seat: int, keys: list[object], write: Callable[[int], Written]) -> Vector:
+    def vector(
+        self, seat: int, keys: list[object], write: Callable[[int], Written], copy: bool = True
+    ) -> Vector:
         """The vector for ``seat`` whose part ``i`` has key ``keys[i]`` and is written
-        by ``write(i)`` (called only for the parts whose key changed)."""
+        by ``write(i)`` (called only for the parts whose key changed); ``copy=False``:
+        the kept vector itself, which the caller must not hand out or change."""
         last = self.last.get(seat)
         if last is None or len(last[1]) != len(keys):
             vec = np.zeros(self.size, dtype=np.float32)
@@ -190,11 +195,79 @@ class _Parts:
         if at_values:
             vec[np.array(at_values, dtype=np.intp)] = values
         self.last[seat] = (vec, old, spots)
-        return vec.copy()
+        return vec.copy() if copy else vec
 
 
 _NEVER = object()
 """A key no part ever has (the first vector of a seat writes every part)."""
+
+
+class _Rotation:
+    """Any seat's vector from seat 0's, for a game whose observation is the same for
+    every seat but ``you`` (Zooloretto Mini, Carson City Zoo): seat ``v``'s vector is
+    seat 0's with every :class:`Seat` one-hot and every :class:`Seats` list rotated by
+    ``v``. An encoder then keeps one vector (seat 0's) whose parts change once per step,
+    instead of one per observing seat, each catching up on every step since it last
+    observed. Built from the layout's fields; a :class:`Seat` inside a :class:`Seats`
+    entry is not supported (ValueError: no layout has one)."""
+
+    __slots__ = ("moves", "picks")
+
+    def __init__(self, layout: Layout, num_players: int) -> None:
+        n = num_players
+        seats: list[int] = []  # offsets of Seat one-hots
+        lists: list[tuple[int, int]] = []  # (offset, entry width) of Seats lists
+
+        def walk(f: Field, at: int, inside: bool) -> None:
+            if isinstance(f, Seat):
+                if inside:
+                    raise ValueError(f"{f.key}: a seat inside a seat list cannot be rotated")
+                seats.append(at)
+            elif isinstance(f, Seats):
+                if inside:
+                    raise ValueError(f"{f.key}: a seat list inside a seat list")
+                walk(f.item, 0, True)
+                lists.append((at, f.item.width))
+            elif isinstance(f, Rows):
+                for i in range(f.count):
+                    walk(f.item, at + i * f.item.width, inside)
+            elif isinstance(f, Record):
+                for g in f.fields:
+                    walk(g, at, inside)
+                    at += g.width
+
+        start = 0
+        for f in layout.fields:
+            walk(f, start, False)
+            start += f.width
+        self.moves: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
+        """Per seat: (to, from, width) slices of seat 0's vector."""
+        self.picks: list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]] = []
+        """Per seat: single positions (to, from) of seat 0's vector."""
+        for v in range(n):
+            to: list[int] = []
+            frm: list[int] = []
+            for at in seats:
+                to += [at + (x - v) % n for x in range(n)]
+                frm += [at + x for x in range(n)]
+            for at, width in lists:
+                for q in range(n):
+                    if width == 1:
+                        to.append(at + (q - v) % n)
+                        frm.append(at + q)
+                    else:
+                        self.moves[v].append((at + ((q - v) % n) * width, at + q * width, width))
+            self.picks.append((np.array(to, dtype=np.intp), np.array(frm, dtype=np.intp)))
+
+    def rotate(self, vec: Vector, seat: int) -> Vector:
+        """Seat ``seat``'s vector from seat 0's ``vec`` (a new array)."""
+        out = vec.copy()
+        if seat:
+            for to, frm, width in self.moves[seat]:
+                out[to : to + width] = vec[frm : frm + width]
+            to_at, from_at = self.picks[seat]
+            out[to_at] = vec[from_at]
+        return out
 
 
 _TOTALS = 20_000
@@ -285,7 +358,8 @@ def panorama(layout: Layout, num_players: int) -> Direct:
         if scores is None:  # scored once per position of the panoramas, whoever observes
             if len(totals) >= _TOTALS:
                 totals.clear()
-            scores = totals[key] = [b["total"] for b in pn_scoring.breakdowns(*key)]
+            scored = pn_scoring.breakdowns(list(key[0]), list(key[1]), list(key[2]))
+            scores = totals[key] = [b["total"] for b in scored]
         for q in range(n):
             rel = (q - seat) % n
             base = at_players + rel * player_width
@@ -369,9 +443,11 @@ def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
         return block
 
     parts = _Parts(layout.size)
+    rotation = _Rotation(layout, n)
 
-    def encode(state: State, seat: int) -> Vector:
+    def encode(state: State, observer: int) -> Vector:
         s = cast(ZoolorettoMiniState, state)
+        seat = 0  # written for seat 0, then rotated (_Rotation)
         current = s.current_player
         counters = (
             current,
@@ -461,7 +537,7 @@ def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
                     values.append(block.total / score_scale)
             return ones, spots, values, snapshot
 
-        return parts.vector(seat, keys, write)
+        return rotation.rotate(parts.vector(0, keys, write, copy=False), observer)
 
     return encode
 
@@ -624,21 +700,35 @@ def carson_city_zoo(layout: Layout, num_players: int) -> Direct:
     n = num_players
     deal, play = ccz_data.PHASE_NAMES.index("deal"), ccz_data.PHASE_NAMES.index("play")
     in_hand, values, mutant = ccz_data.IN_HAND, ccz_data.CARD_VALUE, ccz_data.CARD_MUTANT
+    num_spaces, row = ccz_data.NUM_SPACES, ccz_data.SIZE
+    rows = 2 + num_spaces // row
+    """The parts before the seats': the counters, the mutant marks and the board's rows."""
     parts = _Parts(layout.size)
+    rotation = _Rotation(layout, n)
 
-    def encode(state: State, seat: int) -> Vector:
+    def encode(state: State, observer: int) -> Vector:
         s = cast(CarsonCityZooState, state)
+        seat = 0  # written for seat 0, then rotated (_Rotation)
         phase = s.phase
         names = s.roster.names
         counters = (phase, s.current_player, s.start_player, len(s.dealt))
-        board = (phase == deal, s.teams, s.bottom, s.top, s.occupant, s.mutated)
-        keys: list[object] = [counters, board, s.zoo_piles]
+        dealing, teams, bottom, top_card, occupant = (
+            phase == deal,
+            s.teams,
+            s.bottom,
+            s.top,
+            s.occupant,
+        )
         spaces, piles, mutated = s.character_space, s.character_piles, s.mutated
+        keys: list[object] = [counters, s.zoo_piles]
+        for a in range(0, num_spaces, row):  # a move changes one or two rows
+            b = a + row
+            keys.append((dealing, teams, bottom[a:b], top_card[a:b], occupant[a:b], mutated))
         for q in range(n):
             keys.append(
                 (
-                    s.teams,
-                    spaces[4 * q : 4 * q + 4],
+                    teams,
+                    [x if x < 0 else 0 for x in spaces[4 * q : 4 * q + 4]],  # hand, board, captured
                     mutated[4 * q : 4 * q + 4],
                     s.zoo_piles[q],
                     piles[q],
@@ -664,23 +754,21 @@ def carson_city_zoo(layout: Layout, num_players: int) -> Direct:
                     spots.append(at_dealt)
                     numbers.append(len(s.dealt) / dealt_scale)
             elif part == 1:
-                snapshot = (
-                    phase == deal,
-                    s.teams,
-                    s.bottom[:],
-                    s.top[:],
-                    s.occupant[:],
-                    mutated[:],
-                )
-                bottom, top_card, occupant = s.bottom, s.top, s.occupant
-                for i in range(len(bottom)):
+                snapshot = [p[:] for p in s.zoo_piles]
+                found = {values[card] for pile in s.zoo_piles for card in pile if mutant[card]}
+                ones.extend(at_found + v for v in found)
+            elif part < rows:
+                a = (part - 2) * row
+                key = cast(tuple[Any, ...], keys[part])
+                snapshot = (*key[:5], mutated[:])
+                for i in range(a, a + row):
                     at = at_spaces + i * space_width
                     cards = (bottom[i] >= 0) + (top_card[i] >= 0)
                     if cards:
                         spots.append(at + at_cards)
                         numbers.append(cards / cards_scale)
                     value = -1
-                    if phase != deal:
+                    if not dealing:
                         card = top_card[i] if top_card[i] >= 0 else bottom[i]
                         value = values[card] if card >= 0 else -1
                     if value:
@@ -691,16 +779,13 @@ def carson_city_zoo(layout: Layout, num_players: int) -> Direct:
                         ones.append(at + at_occupant + char_at[names[o]])
                         if mutated[o]:
                             ones.append(at + at_mutated)
-            elif part == 2:
-                snapshot = [p[:] for p in s.zoo_piles]
-                found = {values[card] for pile in s.zoo_piles for card in pile if mutant[card]}
-                ones.extend(at_found + v for v in found)
             else:
-                q = part - 3
+                q = part - rows
+                key = cast(tuple[Any, ...], keys[part])
                 snapshot = (
                     s.teams,
-                    spaces[4 * q : 4 * q + 4],
-                    mutated[4 * q : 4 * q + 4],
+                    key[1],
+                    key[2],
                     s.zoo_piles[q][:],
                     piles[q][:],
                     s.zoo_points[q],
@@ -717,16 +802,16 @@ def carson_city_zoo(layout: Layout, num_players: int) -> Direct:
                 ones.extend(base + at_zoo_pile + card_at[z] for z in s.zoo_piles[q])
                 ones.extend(base + at_char_pile + char_at[names[c]] for c in piles[q])
                 breakdown = s.breakdown(q)
-                for (at, scale), key in zip(points_at, _CCZ_POINTS, strict=True):
-                    if breakdown[key]:
+                for (at, scale), category in zip(points_at, _CCZ_POINTS, strict=True):
+                    if breakdown[category]:
                         spots.append(base + at)
-                        numbers.append(breakdown[key] / scale)
+                        numbers.append(breakdown[category] / scale)
                 if breakdown["total"]:
                     spots.append(at_scores + rel)
                     numbers.append(breakdown["total"] / score_scale)
             return ones, spots, numbers, snapshot
 
-        return parts.vector(seat, keys, write)
+        return rotation.rotate(parts.vector(0, keys, write, copy=False), observer)
 
     return encode
 
