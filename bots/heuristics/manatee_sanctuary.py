@@ -293,11 +293,17 @@ class ManateeHeuristic(Heuristic):
                 seat = state.current_player
                 st = _manatee(state)
                 me = Seat.of(st, seat)
-                dealt = st.dealt[seat]
+                value = me.card_value
+                # split_value with each dealt card valued once (15 splits of the same 5)
+                dealt = [(c, value(c)) for c in st.dealt[seat]]
 
                 def split_key(a: Action) -> float:
                     small = [CARD_INDEX[c] for c in a.small] if isinstance(a, Split) else []
-                    return split_value(me, dealt, small) + rng.random() * 0.5
+                    weaker = min(
+                        sum([value(c) for c in small]),
+                        sum([v for c, v in dealt if c not in small]),
+                    )
+                    return weaker + rng.random() * 0.5
 
                 return max(legal, key=split_key)
             case Keep():
@@ -326,15 +332,10 @@ class ManateeHeuristic(Heuristic):
         best, best_v = legal[0], -1e9
         # an expand is listed once per placement of its card: value each card once
         acts: dict[str, float] = {}
-        expands: dict[str, float] = {}
+        expands = EXPAND_VALUE
         for a in legal:
             if type(a) is Expand:
-                known = expands.get(a.card)
-                if known is None:
-                    c = CARD_INDEX[a.card]
-                    known = 1.5 + FREE_SPACE_WEIGHT * HABITAT[c]
-                    known += ENDGAME_CARD_VALUE if ENDGAME[c] else 0
-                    expands[a.card] = known
+                known = expands[a.card]
             elif type(a) is Act:
                 known = acts.get(a.card)
                 if known is None:
@@ -349,6 +350,15 @@ class ManateeHeuristic(Heuristic):
         return best
 
 
+EXPAND_VALUE: dict[str, float] = {
+    card: 1.5 + FREE_SPACE_WEIGHT * HABITAT[c] + (ENDGAME_CARD_VALUE if ENDGAME[c] else 0)
+    for card, c in CARD_INDEX.items()
+}
+"""The rollout policy's value of expanding with a card (by id): it depends on the card
+alone, so it is worked out once, not once per placement listed."""
+
+
+@functools.cache
 def manatee_net(round_: int, step: int) -> float:
     """Net future value of one more (random) manatee: the grey points of the scoring
     phases to come minus 0.7 food per phase (:meth:`Seat.manatee_net`)."""

@@ -265,6 +265,8 @@ class ManateeSanctuaryState(State):
     def is_legal(self, action: Action) -> bool:
         if self.current == CHANCE:
             return self._is_chance_outcome(action)
+        if self.step == st.PLAY:
+            return play.is_legal_play(self, action)
         return super().is_legal(action)
 
     def _is_chance_outcome(self, action: Action) -> bool:
