@@ -310,9 +310,10 @@ class ManateeHeuristic(Heuristic):
                 seat = state.current_player
                 st = _manatee(state)
                 me = Seat.of(st, seat)
-                draft = Draft.of(st, seat)
-                small = stack_value(me, draft.small)
-                large = stack_value(me, draft.large)
+                # the stacks received (Draft.of's small and large, without the rest of it)
+                received = st.stacks[st.passer(seat)] if st.step == KEEP else ((), ())
+                small = stack_value(me, received[0])
+                large = stack_value(me, received[1])
                 want = Keep("small" if small > large else "large")
                 return next((a for a in legal if a == want), legal[0])
         return legal[rng.randrange(len(legal))]
@@ -333,6 +334,7 @@ class ManateeHeuristic(Heuristic):
         # an expand is listed once per placement of its card: value each card once
         acts: dict[str, float] = {}
         expands = EXPAND_VALUE
+        known: float | None
         for a in legal:
             if type(a) is Expand:
                 known = expands[a.card]
@@ -340,8 +342,9 @@ class ManateeHeuristic(Heuristic):
                 known = acts.get(a.card)
                 if known is None:
                     c = CARD_INDEX[a.card]
-                    known = min(N_RESCUE[c], free) * net + N_HARVEST[c] * flowers * 0.6
-                    acts[a.card] = known
+                    known = acts[a.card] = (
+                        min(N_RESCUE[c], free) * net + N_HARVEST[c] * flowers * 0.6
+                    )
             else:
                 continue
             v = known + rng.random()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -130,7 +131,16 @@ def return_context(s: ManateeSanctuaryState) -> tuple[list[int], tuple[int, int,
 
 def legal_returns(s: ManateeSanctuaryState) -> list[Action]:
     avail, values = return_context(s)
-    return [return_action(*r) for r in return_options(avail, values, s.return_deficit)]
+    return list(returns_for(tuple(avail), values, s.return_deficit))
+
+
+@functools.lru_cache(maxsize=4096)
+def returns_for(
+    avail: tuple[int, ...], values: tuple[int, int, int], deficit: int
+) -> tuple[Return, ...]:
+    """The return actions of :func:`return_options` (a playout asks the same few again
+    and again; bounded all the same)."""
+    return tuple(return_action(*r) for r in return_options(list(avail), values, deficit))
 
 
 # -- applying actions ---------------------------------------------------------------
