@@ -72,6 +72,7 @@ class Node:
         "avails",
         "bias",
         "children",
+        "first",
         "parent",
         "player",
         "prior",
@@ -95,7 +96,13 @@ class Node:
         """Progressive-bias weight of this root child (0 below the root), looked up once
         when the child is made instead of once per visit."""
         self.prior: dict[Action, float] | None = None
-        """Prior score of the actions seen at this decision node (None: not ranked)."""
+        """Prior score of the actions seen at this decision node (None: not ranked, or
+        only :attr:`first` so far)."""
+        self.first: tuple[list[Action], list[float]] | None = None
+        """The legal actions of the node's first ranking and their prior scores, kept as
+        two lists: :attr:`prior` is made from them only when a determinization offers
+        other actions here (rarely), which saves hashing every action of a new wide node
+        (100 placements) once more."""
         self.ranked: list[Action] | None = None
         """``ranked_for`` sorted by prior, best first (the last ranking made here)."""
         self.ranked_for: list[Action] | None = None
@@ -226,7 +233,7 @@ class IsmctsBot:
             kids = [children.get(a) for a in candidates]
             if None in kids:
                 # ranked candidates: expand the best-ranked untried one; else at random
-                if node.prior is not None:
+                if node.prior is not None or node.first is not None:
                     action = candidates[kids.index(None)]
                 else:
                     untried = [a for a, ch in zip(candidates, kids, strict=True) if ch is None]
@@ -273,16 +280,20 @@ class IsmctsBot:
             return legal
         prior = node.prior
         values: list[float] | None = None
-        if prior is None:
+        if prior is None and node.first is None:
             if node.parent is None:
                 return legal
             values = h.prior(state, legal, rng)
             if values is None:
                 return legal
-            prior = node.prior = dict(zip(legal, values, strict=True))
+            node.first = (legal, values)
         elif node.ranked is not None and node.ranked_for == legal:
             values = None  # the same actions as last time: the same ranking
         else:
+            if prior is None:
+                assert node.first is not None
+                prior = node.prior = dict(zip(*node.first, strict=True))
+                node.first = None
             # one lookup per action; the ones not seen at this node yet get the prior's score
             known = [prior.get(a) for a in legal]
             gaps = [i for i, v in enumerate(known) if v is None]
