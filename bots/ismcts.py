@@ -73,6 +73,7 @@ class Node:
         "bias",
         "children",
         "first",
+        "kids",
         "parent",
         "player",
         "prior",
@@ -105,6 +106,10 @@ class Node:
         (100 placements) once more."""
         self.ranked: list[Action] | None = None
         """``ranked_for`` sorted by prior, best first (the last ranking made here)."""
+        self.kids: list[Node | None] = []
+        """The child of each action of ``ranked``, in that order (None: not expanded yet),
+        kept with the ranking, so a visit reads its candidates' children off a list
+        instead of hashing each candidate action."""
         self.ranked_for: list[Action] | None = None
         """The legal actions ``ranked`` was made for. Most determinizations offer the same
         actions at a node (engines intern their action objects, so comparing the lists is
@@ -229,17 +234,24 @@ class IsmctsBot:
                 continue
             children = node.children
             candidates = self._candidates(node, state, legal, h, rng)
-            # one dict lookup per candidate: the untried ones are those without a child
-            kids = [children.get(a) for a in candidates]
+            # the untried candidates are those without a child; ranked candidates are a
+            # prefix of ``node.ranked``, whose children ``node.kids`` lists in order
+            # (unranked: one lookup per candidate)
+            ranked = candidates is not legal
+            kids = node.kids[: len(candidates)] if ranked else [children.get(a) for a in candidates]
             if None in kids:
                 # ranked candidates: expand the best-ranked untried one; else at random
                 if node.prior is not None or node.first is not None:
-                    action = candidates[kids.index(None)]
+                    i = kids.index(None)
                 else:
-                    untried = [a for a, ch in zip(candidates, kids, strict=True) if ch is None]
-                    action = untried[rng.randrange(len(untried))]
+                    untried = [i for i, ch in enumerate(kids) if ch is None]
+                    i = untried[rng.randrange(len(untried))]
+                action = candidates[i]
                 bias = self._root_bias.get(action, 0.0) if node is root else 0.0
-                node = children[action] = Node(node, action, player, bias)
+                child = children[action] = Node(node, action, player, bias)
+                if ranked:
+                    node.kids[i] = child
+                node = child
                 state.apply(action)
                 break
             best: Node | None = None
@@ -305,8 +317,10 @@ class IsmctsBot:
         if values is not None:
             # best first; a stable sort keeps ties in the legal order
             order = sorted(range(len(legal)), key=[-v for v in values].__getitem__)
-            node.ranked = [legal[i] for i in order]
+            ranking = node.ranked = [legal[i] for i in order]
             node.ranked_for = legal
+            children = node.children
+            node.kids = [children.get(a) for a in ranking] if children else [None] * len(legal)
         ranked = node.ranked
         assert ranked is not None
         k = 2 + int(self.widen * math.sqrt(node.visits))
