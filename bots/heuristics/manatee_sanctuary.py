@@ -65,6 +65,12 @@ def rounds_to_score(round_: int, step: int) -> list[int]:
     return list(range(round_, 4))
 
 
+_CARD_VALUES: dict[tuple[int, int, tuple[int, ...]], dict[int, float]] = {}
+""":meth:`Seat.card_value`'s values (card -> value) by what they depend on: free habitat
+space, completed flowers and the rounds still to score (bounded: cleared when full)."""
+_CARD_VALUES_MAX = 4096
+
+
 class Seat:
     """The numbers of one seat that the estimate works with."""
 
@@ -94,7 +100,15 @@ class Seat:
         """The rounds whose scoring phase is still to come."""
         self._points = self._points_per()
         self._net = max(0.0, self._points[0] - 0.7 * len(self.rounds))
-        self._values: dict[int, float] = {}
+        # card_value depends on the free space, the flowers and the rounds to come only:
+        # seats with the same share the values (rollouts build a Seat per decision)
+        key = (max(0, capacity - usage), flowers, tuple(rounds))
+        values = _CARD_VALUES.get(key)
+        if values is None:
+            if len(_CARD_VALUES) >= _CARD_VALUES_MAX:
+                _CARD_VALUES.clear()
+            values = _CARD_VALUES[key] = {}
+        self._values = values
 
     @classmethod
     def of(cls, state: ManateeSanctuaryState, seat: int) -> Seat:
@@ -268,6 +282,9 @@ class ManateeHeuristic(Heuristic):
     game_id = "manatee_sanctuary"
     scale = 12.0
     samples = 2
+
+    def forget(self) -> None:
+        _CARD_VALUES.clear()
 
     def estimate(self, state: State) -> list[float]:
         if state.is_terminal():
