@@ -333,6 +333,7 @@ class IsmctsBot:
         decisions = 0
         depth = h.rollout_depth if self.depth is None else self.depth
         policy = self.rollout == "policy"
+        timed = deadline != math.inf  # an iteration budget alone: no clock per decision
         while True:
             player = state.current_player
             if player == TERMINAL:
@@ -343,7 +344,7 @@ class IsmctsBot:
             if player == CHANCE:
                 state.apply(sample_outcome(state.chance_outcomes(), rng))
                 continue
-            if decisions >= depth or time.perf_counter() > deadline:
+            if decisions >= depth or (timed and time.perf_counter() > deadline):
                 estimates = h.estimate(state)
                 if h.solitaire:
                     return [rewards([e], None, h.scale)[0] for e in estimates]

@@ -51,35 +51,9 @@ from engine.core import (
     Result,
     State,
     competition_ranks,
+    shuffle,
 )
 from engine.fields import Digest
-
-_BITS: tuple[int, ...] = tuple(n.bit_length() for n in range(NUM_CARDS + 1))
-"""``_BITS[n]``: the bits ``random.Random`` draws per try for a number below ``n``."""
-
-
-def shuffle(cards: list[int], rng: random.Random) -> None:
-    """``rng.shuffle(cards)``: the same permutation and the same draws from ``rng``.
-
-    A resample shuffles about 70 positions and the library's shuffle costs a Python call
-    (``_randbelow``) per position, a third of a search iteration. For a plain
-    ``random.Random`` this is its Fisher-Yates loop inlined (``_randbelow`` draws
-    ``getrandbits(n.bit_length())`` until the number is below ``n``), so a seeded search
-    stays reproducible across the change; any other generator (a subclass may draw
-    differently) is left to its own ``shuffle``.
-    """
-    if type(rng) is not random.Random:
-        rng.shuffle(cards)
-        return
-    getrandbits = rng.getrandbits
-    bits = _BITS
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = bits[n] if n <= NUM_CARDS else n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
 
 
 class BoardDraw:

@@ -1,12 +1,12 @@
 """Resampling's fast paths draw exactly what the plain code drew.
 
-Carson City Zoo's ``resample`` deals the hidden zoo cards with an inlined Fisher-Yates
-(:func:`engine.carson_city_zoo.state.shuffle`) and keeps each board's grouping
-(:class:`~engine.carson_city_zoo.state.BoardDraw`) between draws. These tests run the
-reference code (``random.Random.shuffle``, the grouping redone per call, as before the
-fast path) beside it with the same seed, on every position of random games (deal phase
-included), and assert the same cards on the same slots *and* the same generator state
-afterwards, so a seeded search draws the same determinizations and stays reproducible.
+Resamples shuffle with an inlined Fisher-Yates (:func:`engine.core.shuffle`), and Carson
+City Zoo's keeps each board's grouping (:class:`~engine.carson_city_zoo.state.BoardDraw`)
+between draws. These tests run the reference code (``random.Random.shuffle``, the
+grouping redone per call, as before the fast path) beside it with the same seed, on
+positions of random games (deal phase included), and assert the same cards on the same
+slots *and* the same generator state afterwards, so a seeded search draws the same
+determinizations and stays reproducible.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 
 from engine import CHANCE, TERMINAL, get_game
 from engine.carson_city_zoo.data import CARD_VALUE, DEAL, NUM_SPACES
-from engine.carson_city_zoo.state import CarsonCityZooState, draw_board_cards, shuffle
-from engine.core import sample_outcome
+from engine.carson_city_zoo.state import CarsonCityZooState, draw_board_cards
+from engine.core import sample_outcome, shuffle
 
 
 def draw_board_cards_reference(
@@ -96,6 +96,39 @@ def test_shuffle_is_the_library_shuffle() -> None:
             theirs.shuffle(b)
             assert a == b
             assert mine.getstate() == theirs.getstate()
+
+
+class LibraryRandom(random.Random):
+    """A plain generator under another class: :func:`shuffle` leaves it to the library's
+    ``shuffle``, whose draws are ``random.Random``'s own (same ``_randbelow``)."""
+
+
+@pytest.mark.parametrize("game_id", ["carson_city_zoo", "manatee_sanctuary"])
+def test_resample_with_the_inlined_shuffle_equals_the_library_one(game_id: str) -> None:
+    """Whole resamples: the same state (digest) and generator state either way."""
+    game = get_game(game_id)
+    compared = 0
+    for players in (2, 3):
+        state = game.new_game(players, game.variants(players)[0])
+        rng = random.Random(players)
+        step = 0
+        while state.current_player != TERMINAL:
+            if state.current_player == CHANCE:
+                state.apply(sample_outcome(state.chance_outcomes(), rng))
+                continue
+            if step % 3 == 0:
+                seat = state.current_player
+                for k in range(2):
+                    mine, theirs = random.Random(k), LibraryRandom(k)
+                    assert state.resample(seat, mine).digest() == (
+                        state.resample(seat, theirs).digest()
+                    )
+                    assert mine.getstate() == theirs.getstate()
+                    compared += 1
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            step += 1
+    assert compared > 20
 
 
 def test_shuffle_defers_to_other_generators() -> None:
