@@ -60,15 +60,24 @@ TYPICAL_CARD = CARD_INDEX["S46"]
 
 def rounds_to_score(round_: int, step: int) -> list[int]:
     """The rounds whose scoring phase is still to come (at ``round_``, step ``step``)."""
+    return list(_rounds(round_, step))
+
+
+@functools.cache
+def _rounds(round_: int, step: int) -> tuple[int, ...]:
+    """:func:`rounds_to_score` as a tuple, worked out once per round and step."""
     if PHASE_OF_STEP[step] == "game_over":
-        return []
-    return list(range(round_, 4))
+        return ()
+    return tuple(range(round_, 4))
 
 
 _CARD_VALUES: dict[tuple[int, int, tuple[int, ...]], dict[int, float]] = {}
 """:meth:`Seat.card_value`'s values (card -> value) by what they depend on: free habitat
 space, completed flowers and the rounds still to score (bounded: cleared when full)."""
 _CARD_VALUES_MAX = 4096
+_VALUERS: dict[tuple[int, int, tuple[int, ...]], Seat] = {}
+"""The first :meth:`Seat.of` made for each key of :data:`_CARD_VALUES` (see
+:meth:`Seat.valuer`; bounded like it)."""
 
 
 class Seat:
@@ -126,6 +135,20 @@ class Seat:
             endgame=[ENDGAME[c] for c, _x, _y, _r in p.sanctuary.placements],
             rounds=rounds_to_score(state.round, state.step),
         )
+
+    @classmethod
+    def valuer(cls, state: ManateeSanctuaryState, seat: int) -> Seat:
+        """A seat whose :meth:`card_value` is seat ``seat``'s: the card values depend on
+        its free space, flowers and rounds to come only, so the first seat made with the
+        same is kept and handed out again (the rollout's split and keep value cards only)."""
+        p = state.players[seat]
+        key = (max(0, p.capacity - p.usage()), sum(p.flowers), _rounds(state.round, state.step))
+        me = _VALUERS.get(key)
+        if me is None:
+            if len(_VALUERS) >= _CARD_VALUES_MAX:
+                _VALUERS.clear()
+            me = _VALUERS[key] = cls.of(state, seat)
+        return me
 
     def need(self) -> int:
         return food_need(self.housed)
@@ -285,6 +308,7 @@ class ManateeHeuristic(Heuristic):
 
     def forget(self) -> None:
         _CARD_VALUES.clear()
+        _VALUERS.clear()
 
     def estimate(self, state: State) -> list[float]:
         if state.is_terminal():
@@ -309,7 +333,7 @@ class ManateeHeuristic(Heuristic):
             case Split():
                 seat = state.current_player
                 st = _manatee(state)
-                me = Seat.of(st, seat)
+                me = Seat.valuer(st, seat)
                 value = me.card_value
                 # split_value with each dealt card valued once (15 splits of the same 5)
                 dealt = [(c, value(c)) for c in st.dealt[seat]]
@@ -326,7 +350,7 @@ class ManateeHeuristic(Heuristic):
             case Keep():
                 seat = state.current_player
                 st = _manatee(state)
-                me = Seat.of(st, seat)
+                me = Seat.valuer(st, seat)
                 # the stacks received (Draft.of's small and large, without the rest of it)
                 received = st.stacks[st.passer(seat)] if st.step == KEEP else ((), ())
                 small = stack_value(me, received[0])
