@@ -72,6 +72,8 @@ class Node:
         "avails",
         "bias",
         "children",
+        "first",
+        "kids",
         "parent",
         "player",
         "prior",
@@ -95,9 +97,19 @@ class Node:
         """Progressive-bias weight of this root child (0 below the root), looked up once
         when the child is made instead of once per visit."""
         self.prior: dict[Action, float] | None = None
-        """Prior score of the actions seen at this decision node (None: not ranked)."""
+        """Prior score of the actions seen at this decision node (None: not ranked, or
+        only :attr:`first` so far)."""
+        self.first: tuple[list[Action], list[float]] | None = None
+        """The legal actions of the node's first ranking and their prior scores, kept as
+        two lists: :attr:`prior` is made from them only when a determinization offers
+        other actions here (rarely), which saves hashing every action of a new wide node
+        (100 placements) once more."""
         self.ranked: list[Action] | None = None
         """``ranked_for`` sorted by prior, best first (the last ranking made here)."""
+        self.kids: list[Node | None] = []
+        """The child of each action of ``ranked``, in that order (None: not expanded yet),
+        kept with the ranking, so a visit reads its candidates' children off a list
+        instead of hashing each candidate action."""
         self.ranked_for: list[Action] | None = None
         """The legal actions ``ranked`` was made for. Most determinizations offer the same
         actions at a node (engines intern their action objects, so comparing the lists is
@@ -222,17 +234,24 @@ class IsmctsBot:
                 continue
             children = node.children
             candidates = self._candidates(node, state, legal, h, rng)
-            # one dict lookup per candidate: the untried ones are those without a child
-            kids = [children.get(a) for a in candidates]
+            # the untried candidates are those without a child; ranked candidates are a
+            # prefix of ``node.ranked``, whose children ``node.kids`` lists in order
+            # (unranked: one lookup per candidate)
+            ranked = candidates is not legal
+            kids = node.kids[: len(candidates)] if ranked else [children.get(a) for a in candidates]
             if None in kids:
                 # ranked candidates: expand the best-ranked untried one; else at random
-                if node.prior is not None:
-                    action = candidates[kids.index(None)]
+                if node.prior is not None or node.first is not None:
+                    i = kids.index(None)
                 else:
-                    untried = [a for a, ch in zip(candidates, kids, strict=True) if ch is None]
-                    action = untried[rng.randrange(len(untried))]
+                    untried = [i for i, ch in enumerate(kids) if ch is None]
+                    i = untried[rng.randrange(len(untried))]
+                action = candidates[i]
                 bias = self._root_bias.get(action, 0.0) if node is root else 0.0
-                node = children[action] = Node(node, action, player, bias)
+                child = children[action] = Node(node, action, player, bias)
+                if ranked:
+                    node.kids[i] = child
+                node = child
                 state.apply(action)
                 break
             best: Node | None = None
@@ -273,16 +292,20 @@ class IsmctsBot:
             return legal
         prior = node.prior
         values: list[float] | None = None
-        if prior is None:
+        if prior is None and node.first is None:
             if node.parent is None:
                 return legal
             values = h.prior(state, legal, rng)
             if values is None:
                 return legal
-            prior = node.prior = dict(zip(legal, values, strict=True))
+            node.first = (legal, values)
         elif node.ranked is not None and node.ranked_for == legal:
             values = None  # the same actions as last time: the same ranking
         else:
+            if prior is None:
+                assert node.first is not None
+                prior = node.prior = dict(zip(*node.first, strict=True))
+                node.first = None
             # one lookup per action; the ones not seen at this node yet get the prior's score
             known = [prior.get(a) for a in legal]
             gaps = [i for i, v in enumerate(known) if v is None]
@@ -294,8 +317,10 @@ class IsmctsBot:
         if values is not None:
             # best first; a stable sort keeps ties in the legal order
             order = sorted(range(len(legal)), key=[-v for v in values].__getitem__)
-            node.ranked = [legal[i] for i in order]
+            ranking = node.ranked = [legal[i] for i in order]
             node.ranked_for = legal
+            children = node.children
+            node.kids = [children.get(a) for a in ranking] if children else [None] * len(legal)
         ranked = node.ranked
         assert ranked is not None
         k = 2 + int(self.widen * math.sqrt(node.visits))
@@ -308,6 +333,7 @@ class IsmctsBot:
         decisions = 0
         depth = h.rollout_depth if self.depth is None else self.depth
         policy = self.rollout == "policy"
+        timed = deadline != math.inf  # an iteration budget alone: no clock per decision
         while True:
             player = state.current_player
             if player == TERMINAL:
@@ -318,7 +344,7 @@ class IsmctsBot:
             if player == CHANCE:
                 state.apply(sample_outcome(state.chance_outcomes(), rng))
                 continue
-            if decisions >= depth or time.perf_counter() > deadline:
+            if decisions >= depth or (timed and time.perf_counter() > deadline):
                 estimates = h.estimate(state)
                 if h.solitaire:
                     return [rewards([e], None, h.scale)[0] for e in estimates]

@@ -777,6 +777,35 @@ class State:
 # ---------------------------------------------------------------------------
 
 
+_BITS: tuple[int, ...] = tuple(n.bit_length() for n in range(257))
+"""``_BITS[n]``: the bits ``random.Random`` draws per try for a number below ``n``."""
+
+
+def shuffle(items: list[Any], rng: random.Random) -> None:
+    """``rng.shuffle(items)``: the same permutation and the same draws from ``rng``.
+
+    Resamples shuffle the hidden cards once per search iteration, and the library's
+    shuffle costs a Python call (``_randbelow``) per position. For a plain
+    ``random.Random`` this is its Fisher-Yates loop inlined (``_randbelow`` draws
+    ``getrandbits(n.bit_length())`` until the number is below ``n``), so seeded searches
+    draw exactly what they drew with ``rng.shuffle``; any other generator (a subclass may
+    draw differently) is left to its own ``shuffle``.
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    bits = _BITS
+    top = len(bits)
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = bits[n] if n < top else n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
+
+
 def sample_outcome(outcomes: Sequence[tuple[Action, float]], rng: random.Random) -> Action:
     """Sample one chance outcome with the given probabilities using ``rng``."""
     r = rng.random()
@@ -822,4 +851,5 @@ __all__ = [
     "competition_ranks",
     "replay",
     "sample_outcome",
+    "shuffle",
 ]

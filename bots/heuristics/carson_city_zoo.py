@@ -34,8 +34,8 @@ from engine.carson_city_zoo.data import (
     DEAL,
     DIR_INDEX,
     NEIGHBOURS,
+    NUM_SPACES,
     TARGET,
-    character_value,
 )
 from engine.carson_city_zoo.state import CarsonCityZooState
 
@@ -131,25 +131,34 @@ def capture_values(state: CarsonCityZooState, legal: Sequence[Action]) -> list[f
     occupant = state.occupant
     dealing = state.phase == DEAL
     top, bottom = state.top, state.bottom
+    # What landing on each space captures, worked out once per space rather than once per
+    # action (a wide node lists 100 placements onto 25 spaces): the engine's
+    # ``top_value`` inlined, and whether that face may hide a still-unfound mutant.
+    gain: list[float] = []
+    risky: list[bool] = []
+    for s in range(NUM_SPACES):
+        occ = occupant[s]
+        if occ >= 0:
+            gain.append(occ % 4 + 3 + 0.5)
+            risky.append(False)
+            continue
+        card = -1 if dealing else (top[s] if top[s] >= 0 else bottom[s])
+        face = CARD_VALUE[card] if card >= 0 else -1
+        gain.append(float(face))
+        risky.append(0 <= face < 4 and not found[face])
     out: list[float] = []
     for a in legal:
-        # the engine's ``top_value``, inlined: this loop ranks every action of a wide node
-        if type(a) is Move:
-            target = TARGET[cpos[index[a.char]]][DIR_INDEX[a.dir]]
-        elif type(a) is Place:
+        if type(a) is Place:
             target = a.space
+        elif type(a) is Move:
+            target = TARGET[cpos[index[a.char]]][DIR_INDEX[a.dir]]
         else:
             raise TypeError(f"not a Carson City Zoo decision: {a}")
-        occ = occupant[target]
-        if occ >= 0:
-            out.append(occ % 4 + 3 + 0.5)
-            continue
-        card = -1 if dealing else (top[target] if top[target] >= 0 else bottom[target])
-        face = CARD_VALUE[card] if card >= 0 else -1
-        v = float(face)
-        if 0 <= face < 4 and not found[face]:
-            v -= 0.15 * character_value(a.char)
-        out.append(v)
+        if risky[target]:
+            # the character's value: index c = 4 * seat + value - 3 (the engine's roster)
+            out.append(gain[target] - 0.15 * (index[a.char] % 4 + 3))
+        else:
+            out.append(gain[target])
     return out
 
 

@@ -60,9 +60,24 @@ TYPICAL_CARD = CARD_INDEX["S46"]
 
 def rounds_to_score(round_: int, step: int) -> list[int]:
     """The rounds whose scoring phase is still to come (at ``round_``, step ``step``)."""
+    return list(_rounds(round_, step))
+
+
+@functools.cache
+def _rounds(round_: int, step: int) -> tuple[int, ...]:
+    """:func:`rounds_to_score` as a tuple, worked out once per round and step."""
     if PHASE_OF_STEP[step] == "game_over":
-        return []
-    return list(range(round_, 4))
+        return ()
+    return tuple(range(round_, 4))
+
+
+_CARD_VALUES: dict[tuple[int, int, tuple[int, ...]], dict[int, float]] = {}
+""":meth:`Seat.card_value`'s values (card -> value) by what they depend on: free habitat
+space, completed flowers and the rounds still to score (bounded: cleared when full)."""
+_CARD_VALUES_MAX = 4096
+_VALUERS: dict[tuple[int, int, tuple[int, ...]], Seat] = {}
+"""The first :meth:`Seat.of` made for each key of :data:`_CARD_VALUES` (see
+:meth:`Seat.valuer`; bounded like it)."""
 
 
 class Seat:
@@ -94,7 +109,15 @@ class Seat:
         """The rounds whose scoring phase is still to come."""
         self._points = self._points_per()
         self._net = max(0.0, self._points[0] - 0.7 * len(self.rounds))
-        self._values: dict[int, float] = {}
+        # card_value depends on the free space, the flowers and the rounds to come only:
+        # seats with the same share the values (rollouts build a Seat per decision)
+        key = (max(0, capacity - usage), flowers, tuple(rounds))
+        values = _CARD_VALUES.get(key)
+        if values is None:
+            if len(_CARD_VALUES) >= _CARD_VALUES_MAX:
+                _CARD_VALUES.clear()
+            values = _CARD_VALUES[key] = {}
+        self._values = values
 
     @classmethod
     def of(cls, state: ManateeSanctuaryState, seat: int) -> Seat:
@@ -112,6 +135,20 @@ class Seat:
             endgame=[ENDGAME[c] for c, _x, _y, _r in p.sanctuary.placements],
             rounds=rounds_to_score(state.round, state.step),
         )
+
+    @classmethod
+    def valuer(cls, state: ManateeSanctuaryState, seat: int) -> Seat:
+        """A seat whose :meth:`card_value` is seat ``seat``'s: the card values depend on
+        its free space, flowers and rounds to come only, so the first seat made with the
+        same is kept and handed out again (the rollout's split and keep value cards only)."""
+        p = state.players[seat]
+        key = (max(0, p.capacity - p.usage()), sum(p.flowers), _rounds(state.round, state.step))
+        me = _VALUERS.get(key)
+        if me is None:
+            if len(_VALUERS) >= _CARD_VALUES_MAX:
+                _VALUERS.clear()
+            me = _VALUERS[key] = cls.of(state, seat)
+        return me
 
     def need(self) -> int:
         return food_need(self.housed)
@@ -269,6 +306,10 @@ class ManateeHeuristic(Heuristic):
     scale = 12.0
     samples = 2
 
+    def forget(self) -> None:
+        _CARD_VALUES.clear()
+        _VALUERS.clear()
+
     def estimate(self, state: State) -> list[float]:
         if state.is_terminal():
             return [float(s) for s in state.result().scores]
@@ -292,21 +333,28 @@ class ManateeHeuristic(Heuristic):
             case Split():
                 seat = state.current_player
                 st = _manatee(state)
-                me = Seat.of(st, seat)
-                dealt = st.dealt[seat]
+                me = Seat.valuer(st, seat)
+                value = me.card_value
+                # split_value with each dealt card valued once (15 splits of the same 5)
+                dealt = [(c, value(c)) for c in st.dealt[seat]]
 
                 def split_key(a: Action) -> float:
                     small = [CARD_INDEX[c] for c in a.small] if isinstance(a, Split) else []
-                    return split_value(me, dealt, small) + rng.random() * 0.5
+                    weaker = min(
+                        sum([value(c) for c in small]),
+                        sum([v for c, v in dealt if c not in small]),
+                    )
+                    return weaker + rng.random() * 0.5
 
                 return max(legal, key=split_key)
             case Keep():
                 seat = state.current_player
                 st = _manatee(state)
-                me = Seat.of(st, seat)
-                draft = Draft.of(st, seat)
-                small = stack_value(me, draft.small)
-                large = stack_value(me, draft.large)
+                me = Seat.valuer(st, seat)
+                # the stacks received (Draft.of's small and large, without the rest of it)
+                received = st.stacks[st.passer(seat)] if st.step == KEEP else ((), ())
+                small = stack_value(me, received[0])
+                large = stack_value(me, received[1])
                 want = Keep("small" if small > large else "large")
                 return next((a for a in legal if a == want), legal[0])
         return legal[rng.randrange(len(legal))]
@@ -326,21 +374,18 @@ class ManateeHeuristic(Heuristic):
         best, best_v = legal[0], -1e9
         # an expand is listed once per placement of its card: value each card once
         acts: dict[str, float] = {}
-        expands: dict[str, float] = {}
+        expands = EXPAND_VALUE
+        known: float | None
         for a in legal:
             if type(a) is Expand:
-                known = expands.get(a.card)
-                if known is None:
-                    c = CARD_INDEX[a.card]
-                    known = 1.5 + FREE_SPACE_WEIGHT * HABITAT[c]
-                    known += ENDGAME_CARD_VALUE if ENDGAME[c] else 0
-                    expands[a.card] = known
+                known = expands[a.card]
             elif type(a) is Act:
                 known = acts.get(a.card)
                 if known is None:
                     c = CARD_INDEX[a.card]
-                    known = min(N_RESCUE[c], free) * net + N_HARVEST[c] * flowers * 0.6
-                    acts[a.card] = known
+                    known = acts[a.card] = (
+                        min(N_RESCUE[c], free) * net + N_HARVEST[c] * flowers * 0.6
+                    )
             else:
                 continue
             v = known + rng.random()
@@ -349,6 +394,15 @@ class ManateeHeuristic(Heuristic):
         return best
 
 
+EXPAND_VALUE: dict[str, float] = {
+    card: 1.5 + FREE_SPACE_WEIGHT * HABITAT[c] + (ENDGAME_CARD_VALUE if ENDGAME[c] else 0)
+    for card, c in CARD_INDEX.items()
+}
+"""The rollout policy's value of expanding with a card (by id): it depends on the card
+alone, so it is worked out once, not once per placement listed."""
+
+
+@functools.cache
 def manatee_net(round_: int, step: int) -> float:
     """Net future value of one more (random) manatee: the grey points of the scoring
     phases to come minus 0.7 food per phase (:meth:`Seat.manatee_net`)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import Annotated
 
 from engine.carson_city_zoo.actions import (
@@ -36,6 +37,7 @@ from engine.carson_city_zoo.data import (
     START,
     TARGET,
     TEAM_IDS,
+    VALUES,
     Roster,
     roster,
 )
@@ -49,8 +51,58 @@ from engine.core import (
     Result,
     State,
     competition_ranks,
+    shuffle,
 )
 from engine.fields import Digest
+
+
+class BoardDraw:
+    """What :func:`draw_board_cards` deals, checked and grouped once: the cards by face
+    value and the slots to fill. A search resamples the same board once per iteration, so
+    ``resample`` keeps these per board (:data:`_BOARD_DRAWS`) and only draws."""
+
+    __slots__ = ("groups", "hidden", "slots", "values")
+
+    def __init__(
+        self, pool: Iterable[int], visible: Sequence[tuple[int, int]], hidden: Sequence[int]
+    ) -> None:
+        groups: list[list[int]] = [[] for _ in range(5)]
+        for card in sorted(pool):
+            groups[CARD_VALUE[card]].append(card)
+        left = [len(cards) for cards in groups]
+        for slot, value in visible:
+            if not 0 <= value < len(groups) or not left[value]:
+                raise ValueError(f"no zoo card of face value {value} is left for deal slot {slot}")
+            left[value] -= 1
+        if sum(left) < len(hidden):
+            raise ValueError(f"{len(hidden)} covered cards but only {sum(left)} zoo cards left")
+        self.groups: tuple[tuple[int, ...], ...] = tuple(tuple(cards) for cards in groups)
+        """The cards of the pool by face value, ascending."""
+        self.values: tuple[int, ...] = tuple(value for _slot, value in visible)
+        """The face value of each visible slot, in ``visible`` order."""
+        self.hidden = len(hidden)
+        """How many hidden slots there are."""
+        self.slots: tuple[int, ...] = tuple(slot for slot, _value in visible) + tuple(hidden)
+        """The slots in the order :meth:`draw` fills them: visible, then hidden."""
+
+    def draw(self, rng: random.Random) -> tuple[list[int], list[int]]:
+        """The card of each of :attr:`slots` and the cards left over (sorted).
+
+        Each face-value group is shuffled and a visible slot takes the last card of its
+        group; the cards left are sorted, shuffled, and the hidden slots take them from
+        the end (the same draws as ever, so seeded searches keep their results)."""
+        by_value = [list(cards) for cards in self.groups]
+        for cards in by_value:
+            shuffle(cards, rng)
+        drawn = [by_value[value].pop() for value in self.values]
+        rest = [card for cards in by_value for card in cards]
+        rest.sort()
+        shuffle(rest, rng)
+        keep = len(rest) - self.hidden
+        drawn.extend(reversed(rest[keep:]))
+        del rest[keep:]
+        rest.sort()
+        return drawn, rest
 
 
 def draw_board_cards(
@@ -69,23 +121,15 @@ def draw_board_cards(
     ValueError when the pool cannot fill the slots (e.g. a face value shown more often
     than cards of that value remain).
     """
-    by_value: list[list[int]] = [[] for _ in range(5)]
-    for card in sorted(pool):
-        by_value[CARD_VALUE[card]].append(card)
-    for cards in by_value:
-        rng.shuffle(cards)
-    out: dict[int, int] = {}
-    for slot, value in visible:
-        if not 0 <= value < len(by_value) or not by_value[value]:
-            raise ValueError(f"no zoo card of face value {value} is left for deal slot {slot}")
-        out[slot] = by_value[value].pop()
-    rest = sorted(card for cards in by_value for card in cards)
-    if len(rest) < len(hidden):
-        raise ValueError(f"{len(hidden)} covered cards but only {len(rest)} zoo cards left")
-    rng.shuffle(rest)
-    for slot in hidden:
-        out[slot] = rest.pop()
-    return out, sorted(rest)
+    board = BoardDraw(pool, visible, hidden)
+    drawn, rest = board.draw(rng)
+    return dict(zip(board.slots, drawn, strict=True)), rest
+
+
+_BOARD_DRAWS: dict[tuple[bool, tuple[int, ...], tuple[int, ...], tuple[int, ...]], BoardDraw] = {}
+"""``resample``'s :class:`BoardDraw` per board (faces shown?, bottom, top, undealt cards):
+a pure function of the key, kept for the boards searched lately (cleared when full)."""
+_BOARD_DRAWS_MAX = 256
 
 
 class CarsonCityZooState(State):
@@ -170,26 +214,37 @@ class CarsonCityZooState(State):
         """Every legal action of seat ``p`` in the current position (canonical order)."""
         team = self.teams[p]
         cpos = self.character_space
+        occ = self.occupant
+        bot = self.bottom
+        mutated = self.mutated
         base = 4 * p
         out: list[Action] = []
         hand = [vi for vi in range(4) if cpos[base + vi] == IN_HAND]
         if hand:
-            occ = self.occupant
-            bot = self.bottom
             spaces = [s for s in range(NUM_SPACES) if occ[s] < 0 and bot[s] >= 0]
             if spaces:
                 rows = PLACE_ACTIONS[team]
-                for vi in hand:
-                    row = rows[vi]
-                    out.extend([row[s] for s in spaces])
+                if len(spaces) == 1:
+                    out.extend([rows[vi][spaces[0]] for vi in hand])
+                else:
+                    # one C call per character in hand (search expands wide nodes often)
+                    pick = itemgetter(*spaces)
+                    for vi in hand:
+                        out.extend(pick(rows[vi]))
         moves = MOVE_ACTIONS[team]
         for vi in range(4):
             c = base + vi
             s = cpos[c]
-            if s >= 0 and not self.mutated[c]:
+            if s >= 0 and not mutated[c]:
+                row = moves[vi]
                 for d, t in NEIGHBOURS[s]:
-                    if self._can_enter(p, vi, t):
-                        out.append(moves[vi][d])
+                    # ``_can_enter``, inlined
+                    o = occ[t]
+                    if o < 0:
+                        if bot[t] >= 0:
+                            out.append(row[d])
+                    elif mutated[o] or (o // 4 != p and o % 4 <= vi):
+                        out.append(row[d])
         return out
 
     def _can_enter(self, p: int, vi: int, t: int) -> bool:
@@ -378,11 +433,14 @@ class CarsonCityZooState(State):
     # -- scoring -------------------------------------------------------------
 
     def _surviving(self, p: int) -> int:
+        """Seat p's points from its characters neither captured nor mutated."""
+        cpos, mutated = self.character_space, self.mutated
         total = 0
-        for vi in range(4):
-            c = 4 * p + vi
-            if self.character_space[c] != CAPTURED and not self.mutated[c]:
-                total += vi + 3
+        c = 4 * p
+        for v in VALUES:
+            if cpos[c] != CAPTURED and not mutated[c]:
+                total += v
+            c += 1
         return total
 
     def breakdown(self, p: int) -> dict[str, int]:
@@ -398,7 +456,9 @@ class CarsonCityZooState(State):
         }
 
     def _scores(self) -> list[float]:
-        return [self.breakdown(p)["total"] for p in range(self.num_players)]
+        # breakdown's totals without its dicts: heuristics read the scores per evaluation
+        zoo, chars, surviving = self.zoo_points, self.character_points, self._surviving
+        return [zoo[p] + chars[p] + surviving(p) for p in range(self.num_players)]
 
     def _result(self) -> Result:
         parts = [self.breakdown(p) for p in range(self.num_players)]
@@ -421,29 +481,41 @@ class CarsonCityZooState(State):
         other = self.clone()
         assert isinstance(other, CarsonCityZooState)
         show_faces = self.phase != DEAL
-        visible: list[tuple[int, int]] = []  # (slot, face value)
-        hidden: list[int] = []
-        pool: list[int] = list(self.undealt)
-        for s in range(NUM_SPACES):
-            b, t = self.bottom[s], self.top[s]
-            for slot, card in ((s, b), (NUM_SPACES + s, t)):
-                if card < 0:
-                    continue
-                pool.append(card)
-                uppermost = slot >= NUM_SPACES or t < 0
-                if show_faces and uppermost:
-                    visible.append((slot, CARD_VALUE[card]))
-                else:
-                    hidden.append(slot)
-        cards, rest = draw_board_cards(pool, visible, hidden, rng)
+        bottom, top = self.bottom, self.top
+        key = (show_faces, tuple(bottom), tuple(top), tuple(self.undealt))
+        board = _BOARD_DRAWS.get(key)
+        if board is None:
+            visible: list[tuple[int, int]] = []  # (slot, face value)
+            hidden: list[int] = []
+            pool: list[int] = list(self.undealt)
+            for s in range(NUM_SPACES):  # slots in order: bottom of s, then top of s
+                b, t = bottom[s], top[s]
+                if b >= 0:
+                    pool.append(b)
+                    if show_faces and t < 0:  # uppermost
+                        visible.append((s, CARD_VALUE[b]))
+                    else:
+                        hidden.append(s)
+                if t >= 0:
+                    pool.append(t)
+                    if show_faces:
+                        visible.append((NUM_SPACES + s, CARD_VALUE[t]))
+                    else:
+                        hidden.append(NUM_SPACES + s)
+            board = BoardDraw(pool, visible, hidden)
+            if len(_BOARD_DRAWS) >= _BOARD_DRAWS_MAX:
+                _BOARD_DRAWS.clear()
+            _BOARD_DRAWS[key] = board
+        drawn, rest = board.draw(rng)
         new_deal = other.dealt
         other.undealt = rest
-        for slot, card in cards.items():
+        new_bottom, new_top = other.bottom, other.top
+        for slot, card in zip(board.slots, drawn, strict=True):
             new_deal[slot] = card
             if slot < NUM_SPACES:
-                other.bottom[slot] = card
+                new_bottom[slot] = card
             else:
-                other.top[slot - NUM_SPACES] = card
+                new_top[slot - NUM_SPACES] = card
         dealt = len(new_deal)
         if len(self.history) >= dealt and all(isinstance(a, Deal) for a in self.history[:dealt]):
             other.history = [DEAL_ACTIONS[c] for c in new_deal] + self.history[dealt:]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
+from engine.manatee_sanctuary.actions import ROTATIONS, Expand, expand_action
 from engine.manatee_sanctuary.data import (
     BASE,
     COLOUR_NAMES,
@@ -74,7 +75,7 @@ def legal_rotations(pid: int, base: int) -> tuple[int, ...]:
 class Sanctuary:
     """One player's sanctuary: placements in order, occupied cells and frontier."""
 
-    __slots__ = ("cells", "frontier", "placements")
+    __slots__ = ("_expands", "cells", "frontier", "placements")
 
     def __init__(self) -> None:
         self.placements: list[tuple[int, int, int, int]] = []  # (card, x, y, rot degrees)
@@ -82,12 +83,18 @@ class Sanctuary:
         self.frontier: dict[Cell, int] = {}
         for d in range(4):
             self.frontier[(DX[d], DY[d])] = (START_EDGES[d] + 1) * _POW5[(d + 2) % 4]
+        self._expands: dict[int, tuple[Expand, ...]] = {}
+        """:meth:`expands` by card, for the current frontier. Copies share it until one
+        of them places a card (``place`` gives that one a new dict), so every entry holds
+        for every sanctuary that shares it: a search plays many rollouts from copies of
+        one sanctuary, and they list the same expands again and again."""
 
     def copy(self) -> Sanctuary:
         other = Sanctuary.__new__(Sanctuary)
         other.placements = list(self.placements)
         other.cells = dict(self.cells)
         other.frontier = dict(self.frontier)
+        other._expands = self._expands
         return other
 
     def placements_for(self, card: int) -> list[tuple[int, int, int]]:
@@ -102,6 +109,23 @@ class Sanctuary:
         if len(out) > 1:
             out.sort()
         return out
+
+    def expands(self, card: int) -> tuple[Expand, ...]:
+        """The legal expand actions of ``card``: :meth:`placements_for` as actions."""
+        known = self._expands.get(card)
+        if known is None:
+            known = self._expands[card] = tuple(
+                [expand_action(card, x, y, r) for x, y, r in self.placements_for(card)]
+            )
+        return known
+
+    def can_expand(self, card: int, x: int, y: int, rot: int) -> bool:
+        """Whether ``card`` may be placed at (x, y) turned ``rot`` degrees (the same as
+        ``(x, y, rot) in placements_for(card)``, without listing them)."""
+        pid = self.frontier.get((x, y))
+        if pid is None or rot not in ROTATIONS:
+            return False
+        return rot // 90 in table_row(pid)[BASE[card]]
 
     def has_placement(self, card: int) -> bool:
         base = BASE[card]
@@ -148,6 +172,7 @@ class Sanctuary:
         cells = self.cells
         frontier = self.frontier
         del frontier[(x, y)]
+        self._expands = {}  # a new frontier (copies sharing the old dict keep it)
         cells[(x, y)] = edges
         self.placements.append((card, x, y, rot))
         for d in range(4):

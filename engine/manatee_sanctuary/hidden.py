@@ -25,6 +25,7 @@ import math
 import random
 from typing import TYPE_CHECKING
 
+from engine.core import shuffle
 from engine.manatee_sanctuary import steps as st
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def resample(s: ManateeSanctuaryState, seat: int, rng: random.Random) -> Manatee
     if not (dealt_slots or stack_slots or hand_slots):
         return o
     pool.sort()  # canonical before shuffling, so the result depends only on rng
-    rng.shuffle(pool)
+    shuffle(pool, rng)  # rng.shuffle, inlined (the same draws)
     pos = 0
     for j in dealt_slots:
         size = len(o.dealt[j])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,6 @@ from engine.manatee_sanctuary.actions import (
     BagDraw,
     Expand,
     Return,
-    expand_action,
     return_action,
 )
 from engine.manatee_sanctuary.data import (
@@ -78,9 +78,25 @@ def legal_plays(s: ManateeSanctuaryState) -> list[Action]:
     sanctuary = p.sanctuary
     for c in p.hand:
         out.append(ACTS[c])
-        for x, y, r in sanctuary.placements_for(c):
-            out.append(expand_action(c, x, y, r))
+        out.extend(sanctuary.expands(c))
     return out
+
+
+def is_legal_play(s: ManateeSanctuaryState, action: Action) -> bool:
+    """Whether ``action`` is in :func:`legal_plays` (without listing them: rollouts check
+    every action they apply, and an expand list is long)."""
+    if type(action) is Act:
+        c = CARD_INDEX.get(action.card)
+        return c is not None and c in s.players[s.current].hand
+    if type(action) is Expand:
+        c = CARD_INDEX.get(action.card)
+        p = s.players[s.current]
+        return (
+            c is not None
+            and c in p.hand
+            and p.sanctuary.can_expand(c, action.x, action.y, action.rot)
+        )
+    return False
 
 
 def return_options(
@@ -115,7 +131,16 @@ def return_context(s: ManateeSanctuaryState) -> tuple[list[int], tuple[int, int,
 
 def legal_returns(s: ManateeSanctuaryState) -> list[Action]:
     avail, values = return_context(s)
-    return [return_action(*r) for r in return_options(avail, values, s.return_deficit)]
+    return list(returns_for(tuple(avail), values, s.return_deficit))
+
+
+@functools.lru_cache(maxsize=4096)
+def returns_for(
+    avail: tuple[int, ...], values: tuple[int, int, int], deficit: int
+) -> tuple[Return, ...]:
+    """The return actions of :func:`return_options` (a playout asks the same few again
+    and again; bounded all the same)."""
+    return tuple(return_action(*r) for r in return_options(list(avail), values, deficit))
 
 
 # -- applying actions ---------------------------------------------------------------

@@ -265,11 +265,16 @@ class ManateeSanctuaryState(State):
     def is_legal(self, action: Action) -> bool:
         if self.current == CHANCE:
             return self._is_chance_outcome(action)
+        if self.step == st.PLAY:
+            return play.is_legal_play(self, action)
         return super().is_legal(action)
 
     def _is_chance_outcome(self, action: Action) -> bool:
         """Whether ``action`` is one of the current chance outcomes (without listing them)."""
         step = self.step
+        if type(action) is BagDraw and step == st.BAG_DRAW:  # the most frequent, first
+            col = BAG_DRAW_COLOUR.get(action.colour)
+            return col is not None and self.bag[col] > 0
         match action:
             case BagDraw(colour=colour) if step == st.BAG_DRAW:
                 col = BAG_DRAW_COLOUR.get(colour)
@@ -284,6 +289,14 @@ class ManateeSanctuaryState(State):
 
     def _apply(self, action: Action) -> None:
         self.public_cache = None
+        # the steps of play (most of a playout) by their exact class first; the match
+        # below takes the rest (and any subclass)
+        if type(action) is BagDraw:
+            play.bag_draw(self, BAG_DRAW_COLOUR[action.colour])
+            return
+        if type(action) is Act:
+            play.act(self, CARD_INDEX[action.card])
+            return
         match action:
             case Expand(card=card, x=x, y=y, rot=rot):
                 play.expand(self, CARD_INDEX[card], x, y, rot)
