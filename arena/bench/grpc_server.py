@@ -338,7 +338,9 @@ def run_server_bench(
     one (its unjoined matches would hold ``--max-pending`` for the other measurements,
     and matches left over from a load run would share its CPU). Prints as it goes (text)
     or the JSON at the end."""
-    token = secrets.token_urlsafe(16)
+    token = secrets.token_hex(
+        16
+    )  # (never starts with "-", which argparse would take for an option)
     info = report.machine()
     out: dict[str, Any] = {"machine": info, "think_ms": think_ms, "seconds": seconds}
 

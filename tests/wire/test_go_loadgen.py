@@ -31,7 +31,7 @@ def _loadgen(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str
 
 @pytest.mark.server
 def test_go_loadgen_plays_matches_and_reports_move_exchanges(go_bot: str) -> None:  # noqa: F811
-    token = secrets.token_urlsafe(8)
+    token = secrets.token_hex(8)
     server = ServeProcess(token, max_pending=100)
     try:
         done = _loadgen(
@@ -59,7 +59,7 @@ def test_go_loadgen_plays_matches_and_reports_move_exchanges(go_bot: str) -> Non
 @pytest.mark.server
 def test_go_loadgen_counts_refused_calls_and_exits(go_bot: str) -> None:  # noqa: F811
     """A wrong admin token: every CreateMatch is refused, counted by status, no sample."""
-    server = ServeProcess(secrets.token_urlsafe(8), max_pending=100)
+    server = ServeProcess(secrets.token_hex(8), max_pending=100)
     try:
         done = _loadgen(
             "--address", server.address, "--token", "wrong", "--matches", "2",
