@@ -64,6 +64,9 @@ const giveUp = 60 * time.Second
 // callTimeout bounds CreateMatch and the connection set-up.
 const callTimeout = 30 * time.Second
 
+// drainTimeout: how long after the sampling window the streams may take to end.
+const drainTimeout = 60 * time.Second
+
 func main() {
 	address := flag.String("address", "", "game servers HOST:PORT, comma-separated")
 	token := flag.String("token", "", "admin token of the servers (CreateMatch)")
@@ -197,7 +200,10 @@ func run(addresses []string, token string, matches int, thinkMs, seconds, warmup
 			conns = append(conns, c)
 		}
 	}
-	ctx := context.Background()
+	// Every stream ends by this deadline even if a server stops answering (a Recv has no
+	// timeout of its own): the sampling window plus a minute for the last exchanges.
+	ctx, cancelAll := context.WithDeadline(context.Background(), s.stopAt.Add(drainTimeout))
+	defer cancelAll()
 	if token != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 	}
