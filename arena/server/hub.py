@@ -114,11 +114,12 @@ between collections: a dedicated server paces them (:data:`GC_PACE_S`). The midd
 collection scans whatever survived the young ones since the last: at 1,000 matches in
 flight, their current streams and turns (~100,000 objects, each alive about one think
 time) plus the steps recorded meanwhile, 75-150 ms of CPU whenever it runs (measured
-with ``arena bench server``, 500 ms think, 2 cores). Its pause does not shrink when it
-runs more often (the in-flight objects are there at any moment; at every 10 paced young
-collections it took 6-40 ms ten times a second, 4 % of the server's time), so it runs
-rarely: every 3,000 young collections (30 s when paced; 500 was 5 s, over 1 % of the
-time, which put it in the p99 of move latency). The oldest generation's threshold keeps
+with ``arena bench server``, 500 ms think, 2 cores). Run more often its pauses shrink
+less than they multiply (the in-flight objects are there at any moment: at every 10 paced
+young collections it took 6-40 ms ten times a second, 4 % of the server's time), so it
+runs rarely: every 3,000 young collections (30 s when paced; 500 was 5 s, over 1 % of
+the time, which put it in the p99 of move latency; the price is a longer pause, up to a
+few hundred ms, twice a minute). The oldest generation's threshold keeps
 full collections as rare as before (CPython also waits until a quarter of the long-lived
 objects are new)."""
 
