@@ -320,6 +320,7 @@ class Hub:
             if table is not None:
                 for credential in table.credentials.values():
                     self._credentials.pop(credential, None)
+                table.forget()
 
 
 def drive(table: Table, extra_step: StepHook | None = None) -> dict[str, Any]:

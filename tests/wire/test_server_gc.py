@@ -1,20 +1,22 @@
 """What a game server leaves to the collector: a dedicated server (``gc_threshold`` set)
 runs its young collections itself on its event loop (``arena.server.hub.GC_PACE_S``),
-and a pending turn does not keep its observation JSON alive once it is encoded (a
-resend after a rejoin still carries the observation: it sends the encoded bytes)."""
+a pending turn does not keep its observation JSON alive once it is encoded (a resend
+after a rejoin still carries the observation: it sends the encoded bytes), and a match the
+server forgets is freed by reference counting, not left to a full collection."""
 
 from __future__ import annotations
 
 import gc
 import threading
 import time
+import weakref
 from typing import Any
 
 import pytest
 
 from arena.server.hub import GC_THRESHOLD
 from bots.base import Turn
-from tests.wire.helpers import host, running_server
+from tests.wire.helpers import BotThread, host, running_server
 from tests.wire.rawclient import RawSeat
 
 pytestmark = pytest.mark.server
@@ -79,3 +81,25 @@ def test_a_pending_turn_drops_its_observation_and_a_rejoin_still_gets_it() -> No
         finally:
             for seat in seats:
                 seat.cancel()
+
+
+def test_a_forgotten_match_is_freed_without_the_collector() -> None:
+    """Table and remote seats point at each other: the purge breaks those cycles, so the
+    table (its record, its last state) goes when the hub lets go of it, collector off."""
+    with running_server(keep_finished_s=0.0, join_timeout_s=1.0) as server:
+        table = host(server)
+        bots = [BotThread(server.address, c) for c in table.credentials.values()]
+        for bot in bots:
+            bot.join(60)
+        assert table.done.wait(30) and all(b.error is None for b in bots)
+        gone = weakref.ref(table)
+        del table, bots
+        gc.disable()
+        try:
+            host(server, seed=1)  # opening a table purges the finished ones
+            deadline = time.monotonic() + 30  # (the join deadline's timer holds it 1 s)
+            while gone() is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert gone() is None
+        finally:
+            gc.enable()
