@@ -92,10 +92,15 @@ def summary(latencies_us: list[float]) -> dict[str, float]:
     }
 
 
-def _clients(address: str, runs: list[list[str]], timeout_s: float) -> list[dict[str, Any]]:
+def _clients(
+    address: str, runs: list[list[str]], timeout_s: float, command: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """One client process per run (``command``, default the Python client
+    :mod:`arena.bench.grpc_client`), each printing one JSON object: those objects."""
+    command = command or [sys.executable, "-m", "arena.bench.grpc_client"]
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "arena.bench.grpc_client", "--address", address, *args],
+            [*command, "--address", address, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

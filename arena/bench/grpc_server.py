@@ -1,8 +1,14 @@
 """``arena bench server``: how much one ``arena serve`` process holds, and two.
 
-Servers are real ``arena serve`` processes (their own GIL, the command's settings);
-clients are ``arena.bench.grpc_client`` processes (grpc.aio; one per ``MATCHES_PER_CLIENT``
-matches, at least two). Three measurements:
+Servers are real ``arena serve`` processes (their own GIL, the command's settings). The
+load generator (``--load-client``) is the Go program ``bots/go/loadgen`` (one process,
+goroutines, ``GO_CONNECTIONS`` HTTP/2 connections per server; the default when ``make -C
+bots/go`` builds it) or ``arena.bench.grpc_client`` processes (grpc.aio; one per
+``MATCHES_PER_CLIENT`` matches, at least two). Both take the same samples (a match's Move
+written -> its next Turn decoded, think time excluded). On 2 cores the Python generators
+burned as much CPU per move as the server they measured, so they, not the server, set the
+tail at 1,000 matches; the Go one burns a fraction of it (each run prints the CPU per
+move of both). Three measurements:
 
 1. ``flood``: ``--flood`` CreateMatch calls at once against one server (nobody joins)
    while a health check runs every 10 ms on its own connection: the health round trip's
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bench import report
-from arena.bench.grpc import LOAD_GOAL, _clients, summary
+from arena.bench.grpc import LOAD_GOAL, REPO, _clients, summary
 from arena.errors import UserError
 from arena.server.probe import read_snapshot, window
 
@@ -57,6 +64,43 @@ connections, the first CreateMatch calls), plus ``WARMUP_PER_1000_S`` per 1,000 
 WARMUP_PER_1000_S = 2.0
 PROBE_POLL_S = 0.25
 """How often the servers' probe files are read during a load run."""
+GO_DIR = REPO / "bots" / "go"
+LOADGEN = GO_DIR / "bin" / "menagerie-loadgen"
+"""The Go load generator (``bots/go/loadgen``, built by ``make -C bots/go``)."""
+GO_TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc", "make")
+GO_CONNECTIONS = 4
+"""HTTP/2 connections per server of the Go load generator: a few, as a few bot hosts
+would open (one connection would put every stream of a server on one socket)."""
+LOAD_CLIENTS = ("auto", "go", "python")
+"""``--load-client``: ``auto`` is ``go`` when it builds, ``python`` otherwise."""
+
+
+def load_client(choice: str) -> tuple[str, str]:
+    """The load generator ``--load-client`` names (``go`` or ``python``) and why. ``go``
+    and ``auto`` run ``make -C bots/go`` (nothing to do when it is built); ``go`` fails
+    with what is missing when it cannot be built, ``auto`` falls back to ``python``."""
+    if choice not in LOAD_CLIENTS:
+        raise UserError(f"--load-client must be one of {', '.join(LOAD_CLIENTS)}, got {choice!r}")
+    if choice == "python":
+        return "python", "--load-client python"
+    missing = [t for t in GO_TOOLS if shutil.which(t) is None]
+    if missing:
+        why = f"Go toolchain missing ({', '.join(missing)}); see bots/go/README.md"
+    else:
+        try:
+            made = subprocess.run(
+                ["make", "-C", str(GO_DIR), "build"], capture_output=True, text=True, timeout=600
+            )
+        except subprocess.TimeoutExpired:
+            why = "make -C bots/go took over 600 s"
+        else:
+            if made.returncode == 0 and LOADGEN.is_file():
+                return "go", f"{LOADGEN.relative_to(REPO)}"
+            last = " | ".join((made.stdout + made.stderr).strip().splitlines()[-4:])
+            why = f"make -C bots/go failed: {last or '?'}"
+    if choice == "go":
+        raise UserError(f"--load-client go: {why}")
+    return "python", f"the Go load generator is unavailable: {why}"
 
 
 class ServeProcess:
@@ -199,20 +243,34 @@ def tail_of(servers: list[dict[str, Any]], loads: list[dict[str, Any]]) -> dict[
 
 
 def _load(
-    servers: list[ServeProcess], token: str, matches: int, think_ms: float, seconds: float
+    servers: list[ServeProcess],
+    token: str,
+    matches: int,
+    think_ms: float,
+    seconds: float,
+    client: str = "python",
 ) -> dict[str, Any]:
-    k = max(2, -(-matches // MATCHES_PER_CLIENT))
-    per = [matches // k + (i < matches % k) for i in range(k)]
     warmup = min(WARMUP_S, seconds) + WARMUP_PER_1000_S * matches / 1000
-    runs = [
-        ["--mode", "load", "--token", token, "--matches", str(m), "--think-ms", str(think_ms),
-         "--seconds", str(seconds), "--warmup-s", str(warmup), "--seed", str(i)]
-        for i, m in enumerate(per)
-        if m > 0
-    ]  # fmt: skip
+    common = ["--token", token, "--think-ms", str(think_ms), "--seconds", str(seconds),
+              "--warmup-s", str(warmup)]  # fmt: skip
+    command: list[str] | None = None
+    if client == "go":  # one process: its goroutines use every core
+        command = [str(LOADGEN)]
+        runs = [[*common, "--matches", str(matches), "--connections", str(GO_CONNECTIONS)]]
+    else:
+        k = max(2, -(-matches // MATCHES_PER_CLIENT))
+        per = [matches // k + (i < matches % k) for i in range(k)]
+        runs = [
+            ["--mode", "load", *common, "--matches", str(m), "--seed", str(i)]
+            for i, m in enumerate(per)
+            if m > 0
+        ]
     addresses = ",".join(s.address for s in servers)
     with ProbeReader(servers) as reader:
-        loads = _clients(addresses, runs, warmup + seconds + 180)
+        loads = _clients(addresses, runs, warmup + seconds + 180, command)
+    for run in loads:
+        if "marks" in run:  # (the Go generator: its probe's two snapshots)
+            run["probe"] = window(*run.pop("marks"))
     probes = [run["probe"] for run in loads]
     load = summary([x for run in loads for x in run["latencies_us"]])
     errors: dict[str, int] = {}
@@ -222,6 +280,9 @@ def _load(
     start, end = min(p["from"] for p in probes), max(p["to"] for p in probes)
     tail = tail_of(reader.windows(start, end), probes)
     moves_per_s = round(load["n"] / seconds, 1)
+    per_move = 1e6 / max(load["n"] / seconds, 1e-9)  # (us of CPU per move, per core busy)
+    tail["server_cpu_us_per_move"] = round(tail["server_cpu_cores"] * per_move, 1)
+    tail["load_cpu_us_per_move"] = round(tail["load_cpu_cores"] * per_move, 1)
     return {**load, "matches": matches, "moves_per_s": moves_per_s, "tail": tail, "errors": errors}
 
 
@@ -234,6 +295,7 @@ def _repeated_load(
     single_p99: float,
     repeats: int,
     max_repeats: int,
+    client: str = "python",
 ) -> dict[str, Any]:
     """Load runs of ``size`` matches until their p99 is stable: the median figures of the
     runs, the failed calls of all of them, and the p99's stability."""
@@ -241,7 +303,7 @@ def _repeated_load(
     errors: dict[str, int] = {}
 
     def measure() -> float:
-        row = _load(servers, token, size, think_ms, seconds)
+        row = _load(servers, token, size, think_ms, seconds, client)
         for key, count in row.pop("errors").items():
             errors[key] = errors.get(key, 0) + count
         rows.append(row)
@@ -269,13 +331,16 @@ def run_server_bench(
     max_repeats: int = 5,
     as_json: bool = False,
     earlier: Any = None,
+    load_choice: str = "auto",
 ) -> dict[str, Any]:
     """Two ``arena serve`` processes for the load: the single match, the burst and the
     1-process runs on the first, the 2-process runs on both; then the flood on a fresh
     one (its unjoined matches would hold ``--max-pending`` for the other measurements,
     and matches left over from a load run would share its CPU). Prints as it goes (text)
     or the JSON at the end."""
-    token = secrets.token_urlsafe(16)
+    token = secrets.token_hex(
+        16
+    )  # (never starts with "-", which argparse would take for an option)
     info = report.machine()
     out: dict[str, Any] = {"machine": info, "think_ms": think_ms, "seconds": seconds}
 
@@ -284,6 +349,9 @@ def run_server_bench(
             print(line, flush=True)
 
     say(report.header_line(info))
+    client, why = load_client(load_choice)
+    out["load_client"] = client
+    say(f"load generator: {client} ({why})")
     servers = _serving(2, token, max_pending)
     first = servers[0].address
     try:
@@ -314,7 +382,15 @@ def run_server_bench(
             rows = []
             for size in sizes:
                 row = _repeated_load(
-                    servers[:k], token, size, think_ms, seconds, single_p99, repeats, max_repeats
+                    servers[:k],
+                    token,
+                    size,
+                    think_ms,
+                    seconds,
+                    single_p99,
+                    repeats,
+                    max_repeats,
+                    client,
                 )
                 rows.append(row)
                 say("\n".join(run_lines(name, row, think_ms)))
@@ -400,5 +476,7 @@ def run_lines(name: str, r: dict[str, Any], think_ms: float) -> list[str]:
         f"{t['server_loop_cpu_cores']:g}), load generators {t['load_cpu_cores']:g}, "
         + ("other processes n/a" if other is None else f"other processes {other:g}")
         + f"; largest wait: {t['largest']}",
+        f"  CPU per move: server {t['server_cpu_us_per_move']:g} us, load generators "
+        f"{t['load_cpu_us_per_move']:g} us",
     ]
     return lines

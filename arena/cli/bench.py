@@ -122,6 +122,13 @@ def bench_server_cmd(
     max_repeats: MAX_REPEATS = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     compare: Annotated[Path | None, COMPARE] = None,
+    load_client: Annotated[
+        str,
+        typer.Option(
+            "--load-client",
+            help="Load generator: go (bots/go/loadgen), python, or auto (go when it builds).",
+        ),
+    ] = "auto",
 ) -> None:
     """`arena serve` processes under load: CreateMatch flood vs health, a GetMatch burst,
     and concurrent matches (1 and 2 server processes) at p99 <= 2x single-match p99,
@@ -138,7 +145,17 @@ def bench_server_cmd(
     _check_repeats(repeats, max_repeats)
     earlier = load_earlier(compare)
     run_server_bench(
-        flood, burst, counts, think_ms, seconds, max_pending, repeats, max_repeats, as_json, earlier
+        flood,
+        burst,
+        counts,
+        think_ms,
+        seconds,
+        max_pending,
+        repeats,
+        max_repeats,
+        as_json,
+        earlier,
+        load_client,
     )
 
 

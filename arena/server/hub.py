@@ -88,9 +88,10 @@ class ServerConfig:
     hands the GIL between the event loop and match threads sooner: lower move latency
     under load. ``arena serve`` and ``arena bench grpc`` set it; embedded servers do not."""
     gc_threshold: tuple[int, int, int] | None = None
-    """When set, ``gc.freeze()`` once started (what is loaded by then is never scanned again)
-    and ``gc.set_threshold(*gc_threshold)`` (process-wide): fewer, shorter collector pauses
-    in the event loop (the p99 of move latency under load). ``arena serve`` and ``arena bench
+    """When set, ``gc.freeze()`` once started (what is loaded by then is never scanned again),
+    ``gc.set_threshold(*gc_threshold)`` (process-wide) and a young collection every
+    :data:`GC_PACE_S` on the event loop (see there): fewer, shorter collector pauses in the
+    event loop (the p99 of move latency under load). ``arena serve`` and ``arena bench
     grpc`` set it (:data:`GC_THRESHOLD`); embedded servers do not."""
     probe_path: str | None = None
     """When set, a :class:`arena.server.probe.LoadProbe` measures the server's event-loop
@@ -103,20 +104,41 @@ SWITCH_INTERVAL_S = 0.0005
 """The GIL switch interval of a dedicated game server process (``arena serve``, ``arena
 bench grpc``): see ``ServerConfig.switch_interval_s``."""
 
-GC_THRESHOLD = (2_000, 500, 1000)
+GC_THRESHOLD = (2_000, 3_000, 1000)
 """The game server's collector thresholds: short young collections, rare older ones.
 
 Under load the young generation is mostly objects alive across a bot's think time (each
-stream's pending read: coroutine, future, grpc state; each pending turn's observation),
-and a young collection scans those created since the last one, so its pause grows with
-the interval between collections. ``arena bench server`` at 1,000 matches (500 ms think,
-2 cores, machine load ~20): 20,000 gave ~12 young collections per 10 s of ~22 ms CPU
-each (stretched to 75 ms on average, 300 ms at worst, by waiting for a CPU); 2,000 gives
-~130 of ~4 ms CPU (10 ms on average). The price: each such object is now scanned once
-instead of about half of them, so the collector's CPU about doubles (~5 % of the
-server's instead of ~2.6 %). The middle threshold keeps the older collections, which
-scan everything promoted since the last (~120-180 ms at 1,000 matches), as rare as
-before: one per 1M young objects (500 x 2,000, as 50 x 20,000 was)."""
+stream's pending read: coroutine, future, grpc state; each pending turn), and a young
+collection scans those created since the last one, so its pause grows with the interval
+between collections: a dedicated server paces them (:data:`GC_PACE_S`). The middle
+collection scans whatever survived the young ones since the last: at 1,000 matches in
+flight, their current streams and turns (~100,000 objects, each alive about one think
+time) plus the steps recorded meanwhile, 75-150 ms of CPU whenever it runs (measured
+with ``arena bench server``, 500 ms think, 2 cores). Run more often its pauses shrink
+less than they multiply (the in-flight objects are there at any moment: at every 10 paced
+young collections it took 6-40 ms ten times a second, 4 % of the server's time), so it
+runs rarely: every 3,000 young collections (30 s when paced; 500 was 5 s, over 1 % of
+the time, which put it in the p99 of move latency; the price is a longer pause, up to a
+few hundred ms, twice a minute). The oldest generation's threshold keeps
+full collections as rare as before (CPython also waits until a quarter of the long-lived
+objects are new)."""
+
+
+GC_PACE_S = 0.01
+"""How often a dedicated server's event loop runs a young collection itself (``gc.collect(0)``,
+or the older generation whose count has reached its threshold, as the automatic trigger
+would choose).
+
+The automatic trigger cannot bound a young collection under steady load: it counts
+allocations minus deallocations, and a game server's steady state frees about as many
+older objects (the previous turns' messages, futures, coroutine frames, promoted while
+their bot thought) as it allocates new ones. The count then hovers far below its
+threshold while the young generation grows: ``arena bench server`` at 1,000 matches (500
+ms think) found young collections of 30,000-57,000 objects at a count of 2,001, each
+17-35 ms of CPU (the median one: 0.3 ms), which were the latency tail. A collection every
+10 ms scans what the last 10 ms allocated and kept: a pause of ~0.1 ms (at most a few),
+and less of the collector's CPU in all (an object that lives less than 10 ms is never
+scanned). The threshold still triggers collections in bursts between two paced ones."""
 
 
 class Hub:
@@ -298,6 +320,7 @@ class Hub:
             if table is not None:
                 for credential in table.credentials.values():
                     self._credentials.pop(credential, None)
+                table.forget()
 
 
 def drive(table: Table, extra_step: StepHook | None = None) -> dict[str, Any]:

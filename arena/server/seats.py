@@ -365,6 +365,10 @@ class RemoteSeat:
         table = self.table
         sequence = table.next_sequence()
         message = table.turn_message(sequence, self.seat, turn)
+        # The observation is in ``message`` now (a resend sends those bytes): the Turn,
+        # held by the suspended match until the answer, no longer keeps its JSON alive
+        # (a few dozen containers a pending turn for the collector to scan).
+        turn.observation = {}
         pending = Pending(
             self, sequence, turn.legal, started, time.monotonic() + table.wait_s, message
         )

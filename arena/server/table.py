@@ -364,6 +364,15 @@ class Table:
             if seat is not None:
                 seat.wake()
 
+    def forget(self) -> None:
+        """The server forgets this finished match (``Hub``'s purge): drop what points back
+        at the table (its remote seats, the bot list holding them, the start callback), so
+        reference counting frees it and its record at once; through those cycles only a
+        full collection would, which a dedicated server runs every few hours."""
+        self.seats = [None] * len(self.seats)
+        self._bots = []
+        self.on_seated = None
+
     def is_over(self) -> bool:
         return self.status in (FINISHED, ABORTED)
 

@@ -39,18 +39,30 @@ def test_tail_of_folds_servers_and_generators_and_names_the_largest_wait() -> No
 
 
 @pytest.mark.server
-def test_bench_server_reports_machine_tail_and_compare(run_cli: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "client",
+    [
+        "python",
+        # (builds bots/go with make, as the go_bot fixture: its group and tier)
+        pytest.param("go", marks=[pytest.mark.xdist_group("go"), pytest.mark.toolchain]),
+    ],
+)
+def test_bench_server_reports_machine_tail_and_compare(
+    run_cli: Any, tmp_path: Path, client: str
+) -> None:
     """A tiny run in JSON with ``--compare``: the machine, the single match's stability,
-    each run's tail (servers' and generators' probes), and the change per figure."""
+    each run's tail (servers' and generators' probes, CPU per move), and the change per
+    figure; with either load generator."""
     earlier = tmp_path / "earlier.json"
     earlier.write_text(json.dumps({"single_match": {"p99_us": 1000.0}}))
     done = run_cli(
         "bench", "server", "--json", "--flood", "0", "--burst", "0", "--sizes", "3",
         "--seconds", "1", "--think-ms", "10", "--repeats", "1", "--max-repeats", "1",
-        "--compare", str(earlier),
+        "--compare", str(earlier), "--load-client", client,
     )  # fmt: skip
     assert done.exit_code == 0, done.stderr
     out = json.loads(done.stdout)
+    assert out["load_client"] == client
     assert out["machine"]["cpus"] >= 1 and len(out["machine"]["load_average"]) == 3
     assert out["single_match"]["stability"]["repeats"] == 1
     for k in ("1_process", "2_process"):
@@ -58,6 +70,7 @@ def test_bench_server_reports_machine_tail_and_compare(run_cli: Any, tmp_path: P
         tail = run["tail"]
         assert run["matches"] == 3 and run["n"] > 0 and run["stability"]["repeats"] == 1
         assert tail["server_cpu_cores"] > 0 and tail["load_cpu_cores"] > 0
+        assert tail["server_cpu_us_per_move"] > 0 and tail["load_cpu_us_per_move"] > 0
         assert tail["server_delay_max_ms"] >= tail["server_delay_p99_ms"] > 0
         assert tail["largest"] in (
             "server loop delay",
@@ -73,3 +86,9 @@ def test_bench_server_rejects_a_bad_compare_file_before_measuring(
 ) -> None:
     done = run_cli("bench", "server", "--compare", str(tmp_path / "missing.json"))
     assert done.exit_code != 0 and "--compare: cannot read" in done.stderr + done.stdout
+
+
+def test_bench_server_rejects_an_unknown_load_client(run_cli: Any) -> None:
+    done = run_cli("bench", "server", "--load-client", "rust", "--flood", "0", "--burst", "0")
+    assert done.exit_code != 0
+    assert "--load-client must be one of auto, go, python, got 'rust'" in done.stderr + done.stdout

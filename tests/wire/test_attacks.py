@@ -362,6 +362,7 @@ def test_bench_server_runs_at_a_tiny_size(run_cli: Any) -> None:
     done = run_cli(
         "bench", "server", "--json", "--flood", "50", "--burst", "200", "--sizes", "2",
         "--seconds", "1", "--think-ms", "10", "--repeats", "1", "--max-repeats", "1",
+        "--load-client", "python",  # (go would build bots/go: the go group's, not this test's)
     )  # fmt: skip
     assert done.exit_code == 0, done.stderr
     report = json.loads(done.stdout)
