@@ -173,8 +173,7 @@ class GameService:
             else:
                 kind = request.WhichOneof("message")
                 if kind == "move":
-                    move_bytes = request.move.SerializeToString(deterministic=True)
-                    reply, answered = seat.receive_move(request.move, move_bytes)
+                    reply, answered = seat.receive_move(request.move)
                     times = self.hub.move_times
                     if answered and times is not None:  # (its Turn is written after this)
                         times.move_read(seat.table.match_id, read_at)
