@@ -34,6 +34,7 @@ from menagerie.v1 import game_service_pb2 as pb
 from arena.match.runner import BotFailure, Turn
 from arena.server.messages import error_message
 from arena.server.streams import Outbox, StreamError
+from arena.server.timing import MoveTimes
 from engine import Action, Game, IllegalActionError
 from wire.convert import WireError, action_from_proto
 
@@ -71,6 +72,8 @@ class SeatTable(Protocol):
 
     current: Pending | None
     """The pending turn of the table (of some seat), set by the seat that issues it."""
+    move_times: MoveTimes | None
+    """The server's per-move timings, when it keeps them (set by the Play handler)."""
 
     @property
     def match_id(self) -> str: ...

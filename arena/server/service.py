@@ -102,6 +102,7 @@ class GameService:
             seat.attach(outbox, request.join.bot_name, request.join.bot_version)
         except StreamError as exc:
             await context.abort(exc.code, exc.message)
+        seat.table.move_times = self.hub.move_times
         reader = asyncio.create_task(self._read(context, seat, outbox))
         limit = self.hub.config.max_message_kb
         reason = f"the stream closed (the bot disconnected, or sent a message over {limit} KB)"
