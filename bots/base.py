@@ -27,7 +27,6 @@ from typing import Protocol
 from engine import Action, Game, State
 from engine.core import JSON
 
-
 _SCALARS = (str, int, float, bool, type(None))
 
 
