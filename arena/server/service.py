@@ -109,7 +109,7 @@ class GameService:
         match_id = seat.table.match_id
         try:
             while True:
-                item = await outbox.queue.get()
+                item = await outbox.get()
                 if isinstance(item, Close):
                     if item.code is not None:
                         reason = f"the server closed the stream: {item.code.name}: {item.message}"
@@ -222,7 +222,7 @@ class GameService:
             await context.abort(exc.code, exc.message)
         try:
             while True:
-                item = await outbox.queue.get()
+                item = await outbox.get()
                 if isinstance(item, Close):
                     if item.code is not None:
                         await context.abort(item.code, item.message)
