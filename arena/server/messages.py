@@ -81,15 +81,19 @@ _CACHE_LIMIT = 100_000
 time (a bound on memory, never on correctness)."""
 _LIST_CACHE_BYTES = 16 << 20
 """Bytes of encoded legal-action lists a TurnEncoder keeps (same rule)."""
+_LIST_CACHE_MAX_ACTIONS = 4
+"""Only lists of at most this many legal actions are looked up in the list cache: short
+lists repeat (Zooloretto Mini's draw-or-take-a-truck, Panorama's: 80-95% of the turns of
+random playouts), long ones rarely do (placements: under 20%), and a lookup that misses
+costs more than encoding the list from its cached entries."""
 
 
 class TurnEncoder:
     """Encodes a game's ``Turn`` as serialised ``PlayResponse`` bytes (what the Play stream
     writes), from cached encodings of each legal action (``index`` aside) and the typed
     observation serialised once: no intermediate messages are built and copied into their
-    envelopes. A position's whole list of legal actions is cached too (positions repeat:
-    the same list of legal actions comes back turn after turn, so the list costs one
-    lookup). The bytes equal ``PlayResponse(turn=...).SerializeToString(deterministic=True)``
+    envelopes. A short list of legal actions is cached whole too (such positions repeat:
+    the same list comes back turn after turn, so it costs one lookup). The bytes equal ``PlayResponse(turn=...).SerializeToString(deterministic=True)``
     (the observation's map entries in key order: the same observation is always the same
     bytes; tests/wire/test_turn_encoder.py checks it for every game)."""
 
@@ -127,22 +131,25 @@ class TurnEncoder:
         return _delimited(self._observation_tag, inner)
 
     def legal_list(self, legal: Sequence[Action]) -> bytes:
-        """The encoded ``Turn.legal_actions`` of ``legal`` (cached per list)."""
+        """The encoded ``Turn.legal_actions`` of ``legal`` (short lists cached per list)."""
+        if len(legal) > _LIST_CACHE_MAX_ACTIONS:
+            return self._encode_list(legal)
         key = tuple(legal)
         hit = self._lists.get(key)
         if hit is None:
-            entry = self.legal_entry
-            hit = b"".join(
-                _delimited(
-                    _LEGAL_ACTION,
-                    (_INDEX_FIELD[i] if i < 256 else _INDEX + _varint(i)) + entry(action),
-                )
-                for i, action in enumerate(legal)
-            )
+            hit = self._encode_list(legal)
             if self._list_bytes + len(hit) <= _LIST_CACHE_BYTES:
                 self._lists[key] = hit
                 self._list_bytes += len(hit)
         return hit
+
+    def _encode_list(self, legal: Sequence[Action]) -> bytes:
+        entry = self.legal_entry
+        parts = []
+        for i, action in enumerate(legal):
+            index = _INDEX_FIELD[i] if i < 256 else _INDEX + _varint(i)
+            parts.append(_delimited(_LEGAL_ACTION, index + entry(action)))
+        return b"".join(parts)
 
     def turn(
         self,
