@@ -93,9 +93,10 @@ class TurnEncoder:
     writes), from cached encodings of each legal action (``index`` aside) and the typed
     observation serialised once: no intermediate messages are built and copied into their
     envelopes. A short list of legal actions is cached whole too (such positions repeat:
-    the same list comes back turn after turn, so it costs one lookup). The bytes equal ``PlayResponse(turn=...).SerializeToString(deterministic=True)``
-    (the observation's map entries in key order: the same observation is always the same
-    bytes; tests/wire/test_turn_encoder.py checks it for every game)."""
+    the same list comes back turn after turn, so it costs one lookup). The bytes equal
+    ``PlayResponse(turn=...).SerializeToString(deterministic=True)`` (the observation's
+    map entries in key order: the same observation is always the same bytes;
+    tests/wire/test_turn_encoder.py checks it for every game)."""
 
     def __init__(self, game_id: str) -> None:
         self.game_id = game_id
