@@ -24,7 +24,10 @@ bots) so they do not share its GIL.
    Move to handing the next Turn to gRPC), ``client`` (the client's own report: decoding
    the Turn, choosing, encoding the Move; the Node and Go bots report none) and
    ``transport``, the remainder (both gRPC stacks, the sockets, the scheduling).
-   So a regression points at its side.
+   So a regression points at its side. Within ``server``: ``step`` (the match's step:
+   the move applied and recorded, chance steps, the next observation and legal actions
+   from the engine) and ``Turn`` (encoding the next Turn and queuing it); the rest is
+   parsing the Move, its checks and the hop to the stream's writer.
 4. ``load``: ``--matches`` matches at once with bots thinking ``--think-ms`` per move
    (randomised 0.5x-1.5x); p99 of the same exchange latency (think time excluded).
    Goal: 200 matches with p99 within 2x of the single-match p99.
@@ -139,6 +142,8 @@ def split_row(client: str, times: MoveTimes, client_us: list[float] | None) -> d
         "cycle_us": round(cycle, 1),
         "server_us": round(server, 1),
         "server_handle_us": _median(times.handle_us),
+        "server_step_us": _median(times.step_us),
+        "server_turn_us": _median(times.turn_us),
         "client_us": None,
         "transport_us": None,
         "client_and_transport_us": round(cycle - server, 1),
@@ -382,8 +387,13 @@ def split_line(row: dict[str, Any]) -> str:
     head = f"  {name} cycle {row['cycle_us']:7.1f} us = server {row['server_us']:6.1f}"
     if row["client_us"] is None:
         both = row["client_and_transport_us"]
-        return f"{head} + client and transport {both:6.1f} (the bot reports no client time)"
-    return f"{head} + client {row['client_us']:6.1f} + transport {row['transport_us']:6.1f}"
+        line = f"{head} + client and transport {both:6.1f} (the bot reports no client time)"
+    else:
+        line = f"{head} + client {row['client_us']:6.1f} + transport {row['transport_us']:6.1f}"
+    step, turn = row.get("server_step_us"), row.get("server_turn_us")
+    if step is not None and turn is not None:
+        line += f"; server's step {step:.1f} + Turn {turn:.1f}"
+    return line
 
 
 def load_line(load: dict[str, Any]) -> str:

@@ -77,21 +77,36 @@ _ACTION = _tag(pb.LegalAction, "action")
 _INDEX_FIELD = [_INDEX + _varint(i) if i else b"" for i in range(256)]
 """The encoded ``LegalAction.index`` of small indices (0 is the default: not written)."""
 _CACHE_LIMIT = 100_000
+"""Legal actions whose encoding a TurnEncoder keeps: past it, new ones are encoded every
+time (a bound on memory, never on correctness)."""
+_LIST_CACHE_BYTES = 16 << 20
+"""Bytes of encoded legal-action lists a TurnEncoder keeps (same rule)."""
+_LIST_CACHE_MAX_ACTIONS = 4
+"""Only lists of at most this many legal actions are looked up in the list cache: short
+lists repeat (Zooloretto Mini's draw-or-take-a-truck, Panorama's: 80-95% of the turns of
+random playouts), long ones rarely do (placements: under 20%), and a lookup that misses
+costs more than encoding the list from its cached entries."""
 
 
 class TurnEncoder:
     """Encodes a game's ``Turn`` as serialised ``PlayResponse`` bytes (what the Play stream
     writes), from cached encodings of each legal action (``index`` aside) and the typed
     observation serialised once: no intermediate messages are built and copied into their
-    envelopes. The bytes equal ``PlayResponse(turn=...).SerializeToString(deterministic=True)``
-    (the observation's map entries in key order: the same observation is always the same
-    bytes; tests/wire/test_turn_encoder.py checks it for every game)."""
+    envelopes. A short list of legal actions is cached whole too (such positions repeat:
+    the same list comes back turn after turn, so it costs one lookup). The bytes equal
+    ``PlayResponse(turn=...).SerializeToString(deterministic=True)`` (the observation's
+    map entries in key order: the same observation is always the same bytes;
+    tests/wire/test_turn_encoder.py checks it for every game)."""
 
     def __init__(self, game_id: str) -> None:
         self.game_id = game_id
         self._observation_class = OBSERVATION_CLASSES[game_id]
         self._observation_tag = _tag(pb.Observation, game_id)
         self._legal: dict[Action, bytes] = {}
+        self._lists: dict[tuple[Action, ...], bytes] = {}
+        """A list of legal actions -> its encoded ``legal_actions`` entries (with indices)."""
+        self._list_bytes = 0
+        """The size of the values of ``_lists`` (bounded by ``_LIST_CACHE_BYTES``)."""
 
     def legal_entry(self, action: Action) -> bytes:
         """``LegalAction`` text and action fields of ``action`` (cached, shared by tables)."""
@@ -116,6 +131,27 @@ class TurnEncoder:
             ) from None
         return _delimited(self._observation_tag, inner)
 
+    def legal_list(self, legal: Sequence[Action]) -> bytes:
+        """The encoded ``Turn.legal_actions`` of ``legal`` (short lists cached per list)."""
+        if len(legal) > _LIST_CACHE_MAX_ACTIONS:
+            return self._encode_list(legal)
+        key = tuple(legal)
+        hit = self._lists.get(key)
+        if hit is None:
+            hit = self._encode_list(legal)
+            if self._list_bytes + len(hit) <= _LIST_CACHE_BYTES:
+                self._lists[key] = hit
+                self._list_bytes += len(hit)
+        return hit
+
+    def _encode_list(self, legal: Sequence[Action]) -> bytes:
+        entry = self.legal_entry
+        parts = []
+        for i, action in enumerate(legal):
+            index = _INDEX_FIELD[i] if i < 256 else _INDEX + _varint(i)
+            parts.append(_delimited(_LEGAL_ACTION, index + entry(action)))
+        return b"".join(parts)
+
     def turn(
         self,
         sequence: int,
@@ -128,10 +164,7 @@ class TurnEncoder:
         if step:
             parts.append(_STEP + _varint(step))
         parts.append(_delimited(_OBSERVATION, self.observation(observation)))
-        entry = self.legal_entry
-        for i, action in enumerate(legal):
-            index = _INDEX_FIELD[i] if i < 256 else _INDEX + _varint(i)
-            parts.append(_delimited(_LEGAL_ACTION, index + entry(action)))
+        parts.append(self.legal_list(legal))
         if time_limit_ms:
             parts.append(_TIME_LIMIT + _varint(int(time_limit_ms)))
             parts.append(

@@ -34,6 +34,7 @@ from menagerie.v1 import game_service_pb2 as pb
 from arena.match.runner import BotFailure, Turn
 from arena.server.messages import error_message
 from arena.server.streams import Outbox, StreamError
+from arena.server.timing import MoveTimes
 from engine import Action, Game, IllegalActionError
 from wire.convert import WireError, action_from_proto
 
@@ -71,6 +72,8 @@ class SeatTable(Protocol):
 
     current: Pending | None
     """The pending turn of the table (of some seat), set by the seat that issues it."""
+    move_times: MoveTimes | None
+    """The server's per-move timings, when it keeps them (set by the Play handler)."""
 
     @property
     def match_id(self) -> str: ...
@@ -120,12 +123,14 @@ class SeatTable(Protocol):
     def await_handback(self) -> Handback: ...
 
 
-@dataclass
+@dataclass(slots=True)
 class Accepted:
     """The last accepted move of a seat (to answer an exact resend idempotently)."""
 
     sequence: int
-    move_bytes: bytes
+    move: pb.Move
+    """The Move as received: a resend is the same move when it equals this message
+    (compared only when a resend comes, so an accepted move costs no serialisation)."""
     index: int
     action: Action
 
@@ -224,7 +229,7 @@ class RemoteSeat:
             self._wake.notify_all()
             self._fail_pending_locked(BotFailure("disconnect", reason))
 
-    def receive_move(self, move: pb.Move, raw_bytes: bytes) -> tuple[pb.PlayResponse | None, bool]:
+    def receive_move(self, move: pb.Move) -> tuple[pb.PlayResponse | None, bool]:
         """Handle a Move; returns (reply or None, whether it answered a pending turn)."""
         seq = move.sequence
         with self._lock:
@@ -236,7 +241,7 @@ class RemoteSeat:
                     assert action is not None
                     # No reply: the next Turn (or GameOver) confirms the move. Only an exact
                     # resend gets an explicit MoveAccepted (duplicate=true).
-                    self.accepted = Accepted(seq, raw_bytes, index, action)
+                    self.accepted = Accepted(seq, move, index, action)
                     self.table.answered_locked(pending, action)
                     return None, True
                 forfeit = self.table.policy == "forfeit"
@@ -248,7 +253,7 @@ class RemoteSeat:
                 return reply, True
             accepted = self.accepted
             if accepted is not None and seq == accepted.sequence:
-                if raw_bytes == accepted.move_bytes:
+                if move == accepted.move:
                     again = pb.MoveAccepted(
                         sequence=seq,
                         index=accepted.index,

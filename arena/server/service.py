@@ -102,13 +102,14 @@ class GameService:
             seat.attach(outbox, request.join.bot_name, request.join.bot_version)
         except StreamError as exc:
             await context.abort(exc.code, exc.message)
+        seat.table.move_times = self.hub.move_times
         reader = asyncio.create_task(self._read(context, seat, outbox))
         limit = self.hub.config.max_message_kb
         reason = f"the stream closed (the bot disconnected, or sent a message over {limit} KB)"
         match_id = seat.table.match_id
         try:
             while True:
-                item = await outbox.queue.get()
+                item = await outbox.get()
                 if isinstance(item, Close):
                     if item.code is not None:
                         reason = f"the server closed the stream: {item.code.name}: {item.message}"
@@ -173,8 +174,7 @@ class GameService:
             else:
                 kind = request.WhichOneof("message")
                 if kind == "move":
-                    move_bytes = request.move.SerializeToString(deterministic=True)
-                    reply, answered = seat.receive_move(request.move, move_bytes)
+                    reply, answered = seat.receive_move(request.move)
                     times = self.hub.move_times
                     if answered and times is not None:  # (its Turn is written after this)
                         times.move_read(seat.table.match_id, read_at)
@@ -222,7 +222,7 @@ class GameService:
             await context.abort(exc.code, exc.message)
         try:
             while True:
-                item = await outbox.queue.get()
+                item = await outbox.get()
                 if isinstance(item, Close):
                     if item.code is not None:
                         await context.abort(item.code, item.message)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,14 @@ class Outbox:
 
     def __init__(self, loop: asyncio.AbstractEventLoop, maxsize: int = 0) -> None:
         self.loop = loop
-        self.queue: asyncio.Queue[Any] = asyncio.Queue(maxsize)
+        self.maxsize = maxsize
+        """At most this many messages wait for the stream's writer (0: no bound)."""
+        self._items: deque[Any] = deque()
+        """What waits for the stream's writer (:meth:`get`), in order."""
+        self._waiter: asyncio.Future[None] | None = None
+        """The writer's wait for the next item, while ``_items`` is empty. (Not an
+        ``asyncio.Queue``: its ``get`` looks the running loop up, a ``getpid`` system call
+        on every wait, i.e. on every Turn.)"""
         self.closed = False
         self.close_reason = ""
         self._backlog = 0
@@ -93,25 +101,43 @@ class Outbox:
         self.close_reason = message or "closed by the server"
         self._deliver(self._put_marker, Close(code, message))
 
+    async def get(self) -> Any:
+        """The next message or :class:`Close` marker, in order (the stream's writer: one
+        caller at a time, on the loop)."""
+        items = self._items
+        while not items:
+            waiter = self.loop.create_future()
+            self._waiter = waiter
+            await waiter
+        return items.popleft()
+
+    def _full(self) -> bool:
+        return 0 < self.maxsize <= len(self._items)
+
+    def _append(self, item: Any) -> None:
+        self._items.append(item)
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
     def _put(self, message: Any) -> None:
         # No `closed` check: a message sent before close() is delivered before the marker.
-        try:
-            self.queue.put_nowait(message)
-        except asyncio.QueueFull:
-            if self.closed:
-                return
-            self.closed = True
-            self.close_reason = "the receiver is too slow (outbound queue full)"
-            self._put_marker(
-                Close(grpc.StatusCode.RESOURCE_EXHAUSTED, "too slow: the outbound queue is full")
-            )
+        if not self._full():
+            self._append(message)
+            return
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = "the receiver is too slow (outbound queue full)"
+        self._put_marker(
+            Close(grpc.StatusCode.RESOURCE_EXHAUSTED, "too slow: the outbound queue is full")
+        )
 
     def _put_marker(self, marker: Close) -> None:
         # A marker must get through even when the queue is full: drop what is queued.
-        if marker.code is not None or self.queue.full():
-            while not self.queue.empty():
-                self.queue.get_nowait()
-        self.queue.put_nowait(marker)
+        if marker.code is not None or self._full():
+            self._items.clear()
+        self._append(marker)
 
 
 class TokenBucket:

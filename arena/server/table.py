@@ -56,6 +56,7 @@ from arena.server.seats import (
     RemoteSeat,
 )
 from arena.server.streams import Outbox
+from arena.server.timing import MoveTimes
 from engine import CHANCE, Action, State, get_game
 from engine.core import JSON
 from wire.convert import observation_to_proto
@@ -152,6 +153,9 @@ class Table:
         joined (the game server starts driving a hosted match then, not before)."""
         self._seated_fired = False
         self._claimed = False
+        self.move_times: MoveTimes | None = None
+        """The server's per-move timings when it keeps them (``arena bench grpc``; set by
+        the Play handler): the inline path adds its step and Turn times."""
         self.on_turn: Callable[[int, int, dict[str, Any]], None] | None = None
         """Test hook: called with (sequence, seat, observation JSON) for every Turn sent."""
 
@@ -260,9 +264,13 @@ class Table:
         except Exception as exc:  # MatchAborted, or a crash: the match thread raises it
             self.hand_back_locked((ERROR, exc))
             return
+        times = self.move_times
+        stepped = time.perf_counter() if times is not None else 0.0
         seat = self.seats[turn.seat]
         if seat is None or not seat.can_issue_locked() or not seat.issue_locked(turn, started):
             self.hand_back_locked((TURN, turn))
+        elif times is not None:
+            times.advanced(started, stepped, time.perf_counter())
 
     def seat_lost_locked(self) -> None:
         """A seat's stream broke (turn lock held): the match thread recomputes its wait

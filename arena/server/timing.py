@@ -46,6 +46,12 @@ class MoveTimes:
     handle_us: list[float] = field(default_factory=list)
     """The part of ``server_us`` in the stream's reader: from reading the Move to the next
     Turn queued for its writer (the rest is the hop to the writer task)."""
+    step_us: list[float] = field(default_factory=list)
+    """The part of ``handle_us`` in the match's step (``arena.match.match_steps``: the
+    move applied and recorded, chance steps, the next seat's observation and legal
+    actions from the engine)."""
+    turn_us: list[float] = field(default_factory=list)
+    """The part of ``handle_us`` encoding the next Turn and queuing it for its stream."""
     cycle_us: list[float] = field(default_factory=list)
     """Between consecutive Turns of a table handed to gRPC: one full move (the Turn's
     way out, the bot's decision, the Move's way back, the server's part)."""
@@ -58,6 +64,13 @@ class MoveTimes:
         self.clocks.setdefault(match_id, MoveClock()).move_read = at
         if len(self.handle_us) < MAX_SAMPLES:
             self.handle_us.append((time.perf_counter() - at) * 1e6)
+
+    def advanced(self, started: float, stepped: float, queued: float) -> None:
+        """A good Move advanced its match inline (perf_counter readings): the step from
+        ``started`` to ``stepped``, the next Turn encoded and queued by ``queued``."""
+        if len(self.step_us) < MAX_SAMPLES:
+            self.step_us.append((stepped - started) * 1e6)
+            self.turn_us.append((queued - stepped) * 1e6)
 
     def turn_written(self, match_id: str) -> None:
         """A Turn of ``match_id`` is being handed to gRPC now."""
@@ -79,5 +92,7 @@ class MoveTimes:
         """Drop the samples (between the bench's measurements)."""
         self.server_us.clear()
         self.handle_us.clear()
+        self.step_us.clear()
+        self.turn_us.clear()
         self.cycle_us.clear()
         self.clocks.clear()

@@ -68,3 +68,22 @@ def test_clients_are_named_and_python_always_runs() -> None:
     assert parse_clients("python,sdk,node,go") == ["python", "sdk", "node", "go"]
     with pytest.raises(UserError, match="unknown client 'rust'; known: python, sdk, node, go"):
         parse_clients("sdk,rust")
+
+
+def test_server_parts_are_recorded_bounded_and_shown() -> None:
+    """A Move advanced inline gives its step and Turn times (given readings); they are
+    bounded like the rest, cleared with them, and shown after the split's sum."""
+    times = MoveTimes()
+    times.advanced(10.0, 10.000040, 10.000060)
+    assert times.step_us == pytest.approx([40.0]) and times.turn_us == pytest.approx([20.0])
+    times.step_us.extend([1.0] * (MAX_SAMPLES - 1))
+    times.advanced(0.0, 1.0, 2.0)
+    assert len(times.step_us) == MAX_SAMPLES and len(times.turn_us) == 1
+    times.clear()
+    assert times.step_us == times.turn_us == []
+    times = MoveTimes(
+        server_us=[80.0], cycle_us=[300.0], handle_us=[70.0], step_us=[40.0], turn_us=[20.0]
+    )
+    row = split_row("python", times, [10.0])
+    assert (row["server_step_us"], row["server_turn_us"]) == (40.0, 20.0)
+    assert split_line(row).endswith("transport  210.0; server's step 40.0 + Turn 20.0")

@@ -126,6 +126,7 @@ def test_bench_grpc_json(run_cli: Any, tmp_path: Path) -> None:
         assert row["moves"] >= 50 and row["server_us"] > 0 and row["client_us"] > 0
         parts = row["server_us"] + row["client_us"] + row["transport_us"]
         assert parts == pytest.approx(row["cycle_us"], abs=0.3)  # (each rounded to 0.1)
+        assert row["server_step_us"] > 0 and row["server_turn_us"] > 0  # the server's parts
     earlier = tmp_path / "earlier.json"
     earlier.write_text(done.stdout)
     again = run_cli(
