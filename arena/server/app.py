@@ -107,6 +107,9 @@ class GameServer:
         sandboxed command bots, which have no network, reach it."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
+        self._gc_freeze_at = 0.0
+        self._gc_full_at = 0.0
+        """(event loop) When the paced collector next freezes, and next collects everything."""
         self._server: grpc.aio.Server | None = None
         self._health: HealthServicer | None = None
         self._threads: dict[str, threading.Thread] = {}
@@ -158,16 +161,28 @@ class GameServer:
         if self.config.gc_threshold is not None:
             gc.freeze()
             gc.set_threshold(*self.config.gc_threshold)
+            self._gc_freeze_at = time.monotonic() + self.config.gc_freeze_s
+            self._gc_full_at = time.monotonic() + self.config.gc_full_s
             loop.call_soon_threadsafe(self._pace_collector)
         return self.port
 
     def _pace_collector(self) -> None:
         """A young collection now, and again in :data:`GC_PACE_S` (on the loop, until it
         stops); the middle generation instead when its count has reached its threshold, as
-        the automatic trigger would choose. The oldest generation is left to the automatic
-        trigger, whose full collections also wait until a quarter of the long-lived objects
-        are new (``gc.collect(2)`` would not)."""
-        gc.collect(1 if gc.get_count()[1] >= gc.get_threshold()[1] else 0)
+        the automatic trigger would choose. Every ``gc_freeze_s`` the survivors are frozen,
+        and every ``gc_full_s`` everything is collected once (see ``ServerConfig``)."""
+        now = time.monotonic()
+        if now >= self._gc_full_at:
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
+            self._gc_full_at = now + self.config.gc_full_s
+            self._gc_freeze_at = now + self.config.gc_freeze_s
+        else:
+            gc.collect(1 if gc.get_count()[1] >= gc.get_threshold()[1] else 0)
+            if now >= self._gc_freeze_at:
+                gc.freeze()
+                self._gc_freeze_at = now + self.config.gc_freeze_s
         assert self._loop is not None
         self._loop.call_later(GC_PACE_S, self._pace_collector)
 

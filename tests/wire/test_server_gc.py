@@ -103,3 +103,45 @@ def test_a_forgotten_match_is_freed_without_the_collector() -> None:
             assert gone() is None
         finally:
             gc.enable()
+
+
+class _Cycle:
+    """An object in a reference cycle (only the cycle collector frees it)."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _tracked(obj: object) -> bool:
+    """Whether ``obj`` is in one of the collector's generations (a frozen object is not)."""
+    return any(o is obj for o in gc.get_objects())
+
+
+def _wait_frozen(obj: object) -> None:
+    deadline = time.monotonic() + 30  # (a safety net: frozen within ``gc_freeze_s``)
+    while _tracked(obj) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _tracked(obj)
+
+
+def test_a_dedicated_server_freezes_survivors_and_frees_cycles_in_its_full_collection() -> None:
+    """What survives the young collections is frozen (no middle collection scans it again),
+    and a frozen cycle that became garbage is freed by the next full collection."""
+    previous = gc.get_threshold()
+    try:
+        with running_server(gc_threshold=GC_THRESHOLD, gc_freeze_s=0.05, gc_full_s=600.0):
+            survivor = _Cycle()
+            _wait_frozen(survivor)
+            assert gc.get_freeze_count() > 0
+        with running_server(gc_threshold=GC_THRESHOLD, gc_freeze_s=0.05, gc_full_s=1.0):
+            garbage = _Cycle()
+            _wait_frozen(garbage)
+            ref = weakref.ref(garbage)
+            del garbage
+            deadline = time.monotonic() + 30  # (a safety net: the full collection is due in 1 s)
+            while ref() is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert ref() is None
+    finally:
+        gc.set_threshold(*previous)
+        gc.unfreeze()
