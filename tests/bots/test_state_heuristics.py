@@ -15,11 +15,10 @@ from bots.heuristics.dziobaki import CONFLICT_WEIGHT, OPEN_WEIGHT, evaluate_boar
 from bots.heuristics.dziobaki import HEURISTIC as DZIOBAKI
 from bots.heuristics.panorama import HEURISTIC as PANORAMA
 from bots.heuristics.panorama import TILE_VALUE, open_potential, place_gain
-from engine import CHANCE, TERMINAL, State, get_game
+from engine import State, get_game
 from engine.carson_city_zoo.actions import Move as CarsonMove
 from engine.carson_city_zoo.actions import Place as CarsonPlace
 from engine.carson_city_zoo.data import DIR_INDEX, NEIGHBOURS, TARGET, character_value
-from engine.core import sample_outcome
 from engine.dziobaki.actions import Place
 from engine.dziobaki.data import (
     CELL_SPACE,
@@ -42,6 +41,7 @@ from engine.panorama.data import TILE_INDEX as PANORAMA_TILE
 from engine.panorama.scoring import analyse
 from engine.zooloretto_mini import actions as zoo_actions
 from engine.zooloretto_mini.data import DESTINATIONS as ZOO_DESTINATIONS
+from tests.games.kit import positions
 
 
 def evaluate_board_reference(codes: list[int], side: str) -> float:
@@ -131,16 +131,7 @@ def random_positions(game_id: str, players: int, seed: int) -> list[State]:
     rng = random.Random(seed)
     out: list[State] = []
     for variant in game.variants(players):
-        state = game.new_game(players, variant)
-        while True:
-            out.append(state.clone())
-            if state.current_player == TERMINAL:
-                break
-            if state.current_player == CHANCE:
-                state.apply(sample_outcome(state.chance_outcomes(), rng))
-            else:
-                legal = state.legal_actions()
-                state.apply(legal[rng.randrange(len(legal))])
+        out += positions(game.new_game(players, variant), rng)
     return out
 
 

@@ -133,6 +133,16 @@ def playout(state: S, rng: random.Random, steps: int | None = None) -> S:
     return state
 
 
+def positions(state: S, rng: random.Random) -> list[S]:
+    """Every position of a random playout (:func:`step` s) from ``state``, as clones, the
+    terminal one last; ``state`` ends there."""
+    out: list[S] = [state.clone()]  # type: ignore[list-item]  # clone() is typed State
+    while not state.is_terminal():
+        step(state, rng)
+        out.append(state.clone())  # type: ignore[arg-type]
+    return out
+
+
 def apply_all(state: S, actions: Iterable[Action]) -> S:
     """Apply ``actions`` in order; return ``state``."""
     for action in actions:

@@ -20,6 +20,7 @@ from engine import CHANCE, TERMINAL, get_game
 from engine.carson_city_zoo.data import CARD_VALUE, DEAL, NUM_SPACES
 from engine.carson_city_zoo.state import CarsonCityZooState, draw_board_cards
 from engine.core import sample_outcome, shuffle
+from tests.games.kit import positions
 
 
 def draw_board_cards_reference(
@@ -73,17 +74,8 @@ def carson_positions(players: int, seed: int) -> list[CarsonCityZooState]:
     """Every position of one random game (chance nodes of the deal included)."""
     game = get_game("carson_city_zoo")
     state = game.new_game(players, game.variants(players)[0])
-    rng = random.Random(seed)
-    out: list[CarsonCityZooState] = []
-    while state.current_player != TERMINAL:
-        assert isinstance(state, CarsonCityZooState)
-        out.append(state.clone())  # type: ignore[arg-type]
-        if state.current_player == CHANCE:
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
-        else:
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-    return out
+    assert isinstance(state, CarsonCityZooState)
+    return positions(state, random.Random(seed))[:-1]
 
 
 def test_shuffle_is_the_library_shuffle() -> None:
