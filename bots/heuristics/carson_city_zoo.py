@@ -36,6 +36,7 @@ from engine.carson_city_zoo.data import (
     NEIGHBOURS,
     NUM_SPACES,
     TARGET,
+    character_value,
 )
 from engine.carson_city_zoo.state import CarsonCityZooState
 
@@ -155,8 +156,7 @@ def capture_values(state: CarsonCityZooState, legal: Sequence[Action]) -> list[f
         else:
             raise TypeError(f"not a Carson City Zoo decision: {a}")
         if risky[target]:
-            # the character's value: index c = 4 * seat + value - 3 (the engine's roster)
-            out.append(gain[target] - 0.15 * (index[a.char] % 4 + 3))
+            out.append(gain[target] - 0.15 * character_value(a.char))
         else:
             out.append(gain[target])
     return out

@@ -272,13 +272,10 @@ class ManateeSanctuaryState(State):
     def _is_chance_outcome(self, action: Action) -> bool:
         """Whether ``action`` is one of the current chance outcomes (without listing them)."""
         step = self.step
-        if type(action) is BagDraw and step == st.BAG_DRAW:  # the most frequent, first
+        if isinstance(action, BagDraw):  # the most frequent, first (before the match)
             col = BAG_DRAW_COLOUR.get(action.colour)
-            return col is not None and self.bag[col] > 0
+            return step == st.BAG_DRAW and col is not None and self.bag[col] > 0
         match action:
-            case BagDraw(colour=colour) if step == st.BAG_DRAW:
-                col = BAG_DRAW_COLOUR.get(colour)
-                return col is not None and self.bag[col] > 0
             case Deal(seat=seat, card=card) if step == st.DEAL:
                 return seat == self.deal_seat and draft.in_deck(self, card)
             case SoloDraw(card=card) if step == st.SOLO_DRAW:
@@ -289,21 +286,16 @@ class ManateeSanctuaryState(State):
 
     def _apply(self, action: Action) -> None:
         self.public_cache = None
-        # the steps of play (most of a playout) by their exact class first; the match
-        # below takes the rest (and any subclass)
-        if type(action) is BagDraw:
+        # the steps of play (most of a playout) first, without the match's pattern work
+        if isinstance(action, BagDraw):
             play.bag_draw(self, BAG_DRAW_COLOUR[action.colour])
             return
-        if type(action) is Act:
+        if isinstance(action, Act):
             play.act(self, CARD_INDEX[action.card])
             return
         match action:
             case Expand(card=card, x=x, y=y, rot=rot):
                 play.expand(self, CARD_INDEX[card], x, y, rot)
-            case Act(card=card):
-                play.act(self, CARD_INDEX[card])
-            case BagDraw(colour=colour):
-                play.bag_draw(self, BAG_DRAW_COLOUR[colour])
             case Return(grey=grey, pink=pink, yellow=yellow):
                 play.return_manatees(self, (grey, pink, yellow))
             case Deal(seat=seat, card=card):
