@@ -29,7 +29,7 @@ import random
 import statistics
 import time
 
-from engine.core import JSON, State, sample_outcome
+from engine.core import State, sample_outcome
 from engine.registry import get_game
 from envs.direct import ENCODERS
 from envs.layouts import SUPPORTED, spec
@@ -70,18 +70,25 @@ def env_rate(game_id: str, num_players: int, seconds: float) -> float:
     return decisions / (time.process_time() - start)
 
 
-def encode_micros(game_id: str, num_players: int, repeats: int = 5) -> float:
-    """Median microseconds per encoding of one observation (one playout's observations)."""
-    game, layout = get_game(game_id), spec(game_id).layout
+def decisions(game_id: str, num_players: int) -> list[tuple[State, int]]:
+    """The decisions of one random playout (seed 1): each position (a clone) and its mover."""
+    game = get_game(game_id)
     rng = random.Random(1)
     state = game.new_game(num_players, None)
-    observations: list[dict[str, JSON]] = []
+    out: list[tuple[State, int]] = []
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply(sample_outcome(state.chance_outcomes(), rng))
             continue
-        observations.append(state.observation(state.current_player))
+        out.append((state.clone(), state.current_player))
         state.apply(rng.choice(state.legal_actions()))
+    return out
+
+
+def encode_micros(game_id: str, num_players: int, repeats: int = 5) -> float:
+    """Median microseconds per encoding of one observation (one playout's observations)."""
+    layout = spec(game_id).layout
+    observations = [s.observation(seat) for s, seat in decisions(game_id, num_players)]
     timings = []
     for _ in range(repeats):
         start = time.process_time()
@@ -94,16 +101,8 @@ def encode_micros(game_id: str, num_players: int, repeats: int = 5) -> float:
 def direct_micros(game_id: str, num_players: int, repeats: int = 5) -> float:
     """Median microseconds per tensor from :mod:`envs.direct` (one playout's positions,
     the mover's view of each, in order; a fresh encoder per repeat)."""
-    game, layout = get_game(game_id), spec(game_id).layout
-    rng = random.Random(1)
-    state = game.new_game(num_players, None)
-    positions: list[tuple[State, int]] = []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply(sample_outcome(state.chance_outcomes(), rng))
-            continue
-        positions.append((state.clone(), state.current_player))
-        state.apply(rng.choice(state.legal_actions()))
+    layout = spec(game_id).layout
+    positions = decisions(game_id, num_players)
     timings = []
     for _ in range(repeats):
         encode = ENCODERS[game_id](layout, num_players)
