@@ -338,9 +338,8 @@ def run_server_bench(
     one (its unjoined matches would hold ``--max-pending`` for the other measurements,
     and matches left over from a load run would share its CPU). Prints as it goes (text)
     or the JSON at the end."""
-    token = secrets.token_hex(
-        16
-    )  # (never starts with "-", which argparse would take for an option)
+    # hex: never starts with "-", which argparse would take for an option
+    token = secrets.token_hex(16)
     info = report.machine()
     out: dict[str, Any] = {"machine": info, "think_ms": think_ms, "seconds": seconds}
 
