@@ -22,7 +22,7 @@ code does (its docstring says which fields).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any, cast
 
 import numpy as np
@@ -61,25 +61,25 @@ Direct = Callable[[State, int], Vector]
 """``(state, seat) -> the seat's tensor`` (equal to the layout's encoding)."""
 
 
-def _offsets(layout: Layout) -> dict[str, tuple[int, Field]]:
-    """Each top-level field of ``layout`` by key: (its offset, the field)."""
+def _at(fields: Iterable[Field]) -> dict[str, tuple[int, Field]]:
+    """Each of ``fields`` (laid out in order) by key: (its offset, the field)."""
     out: dict[str, tuple[int, Field]] = {}
     at = 0
-    for f in layout.fields:
+    for f in fields:
         out[f.key or ""] = (at, f)
         at += f.width
     return out
+
+
+def _offsets(layout: Layout) -> dict[str, tuple[int, Field]]:
+    """Each top-level field of ``layout`` by key: (its offset, the field)."""
+    return _at(layout.fields)
 
 
 def _inner(record: Field) -> dict[str, tuple[int, Field]]:
     """The fields of a :class:`Record` by key: (offset within the record, the field)."""
     assert isinstance(record, Record)
-    out: dict[str, tuple[int, Field]] = {}
-    at = 0
-    for f in record.fields:
-        out[f.key or ""] = (at, f)
-        at += f.width
-    return out
+    return _at(record.fields)
 
 
 def _index(field: Field) -> dict[object, int]:
