@@ -8,7 +8,10 @@ PYTEST_ARGS ?=
 # port carry @pytest.mark.xdist_group (tests/conftest.py), and loadgroup keeps each group
 # on one worker. `make pytest XDIST=-n0` runs serially.
 XDIST ?= -n auto --dist loadgroup
-PYTEST := $(BIN)/python -m pytest $(XDIST) --doctest-modules engine bots arena wire envs tests
+# envs/direct.py has no doctests, and its module is the compiled build (make native), whose
+# path pytest would find differs from the source's: not collected for doctests
+PYTEST := $(BIN)/python -m pytest $(XDIST) --doctest-modules --ignore=envs/direct.py \
+	engine bots arena wire envs tests
 # The edit loop's tier: no Chromium, no Node/Go builds, no Ray/MLflow/server processes,
 # nothing slow (markers registered in pyproject.toml).
 FAST := not browser and not toolchain and not server and not slow
@@ -16,12 +19,13 @@ FAST := not browser and not toolchain and not server and not slow
 # System packages some tests need (Debian): headless Chromium for the replay viewer's
 # browser test, Go + protoc for the Go example bot. Node.js 20 comes with the machine.
 # PostgreSQL for the ladder store's tests (pg_ctlcluster: the server package is there).
-APT_PACKAGES := chromium chromium-driver fonts-dejavu-core golang-go golang-google-grpc-dev \
-	golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go \
-	protoc-gen-go-grpc protobuf-compiler postgresql
-SYSTEM_TOOLS := chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm pg_ctlcluster
+# gcc and the Python headers for the compiled tensor encoders (make native).
+APT_PACKAGES := gcc python3-dev chromium chromium-driver fonts-dejavu-core golang-go \
+	golang-google-grpc-dev golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev \
+	protoc-gen-go protoc-gen-go-grpc protobuf-compiler postgresql
+SYSTEM_TOOLS := gcc chromium go protoc protoc-gen-go protoc-gen-go-grpc node npm pg_ctlcluster
 
-.PHONY: demo test test-fast test-under-load lint format typecheck pytest venv clean proto \
+.PHONY: demo test test-fast test-under-load lint format typecheck pytest venv native clean proto \
 	proto-baseline proto-check system-deps help cluster-up cluster-down
 
 venv: $(STAMP) ## Create .venv with the project and its dev tools (again when pyproject.toml changes)
@@ -33,6 +37,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# envs/direct.py compiled by mypyc into build/native (envs/build.py); a no-op when the
+# build is of the current sources. Without it the same code runs interpreted, slower.
+native: $(STAMP) ## Compile the tensor encoders (envs/direct.py) with mypyc, when they changed
+	$(BIN)/python -m envs.build
+
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
 		awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -42,7 +51,7 @@ demo: $(STAMP) ## A small tournament end to end (demo-out/, mlflow.db)
 
 test: system-deps lint typecheck proto-check pytest ## Everything CI checks: system deps, lint, types, proto, all tests (parallel)
 
-test-fast: $(STAMP) ## The edit loop: unit tests and doctests, no browser/toolchain/server/slow tests
+test-fast: native ## The edit loop: unit tests and doctests, no browser/toolchain/server/slow tests
 	$(PYTEST) -m "$(FAST)" $(PYTEST_ARGS)
 
 test-under-load: ## `make test` with two CPU-burning processes alongside (a busy CI machine)
@@ -52,6 +61,9 @@ test-under-load: ## `make test` with two CPU-burning processes alongside (a busy
 # prints the command, and the tests that need the tool fail naming it).
 system-deps: ## Install the Debian packages some tests need, when missing (as root)
 	@missing=""; for t in $(SYSTEM_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	$(PYTHON) -c 'import pathlib, sys, sysconfig; \
+		sys.exit(not pathlib.Path(sysconfig.get_paths()["include"], "Python.h").is_file())' \
+		|| missing="$$missing Python.h"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	echo "missing:$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then \
@@ -86,11 +98,11 @@ format: $(STAMP) ## ruff format and ruff check --fix
 typecheck: $(STAMP) ## mypy
 	$(BIN)/mypy
 
-pytest: $(STAMP) ## All tests and doctests, on pytest-xdist workers (PYTEST_ARGS=... to add options)
+pytest: native ## All tests and doctests, on pytest-xdist workers (PYTEST_ARGS=... to add options)
 	$(PYTEST) --durations=10 $(PYTEST_ARGS)
 
 clean: ## Remove .venv, demo output and caches
-	rm -rf $(VENV) demo-out .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build demo-out .mypy_cache .ruff_cache .pytest_cache
 
 # The local stack (deploy/cluster.py): PostgreSQL, MLflow on it, a two-node Ray cluster with
 # token authentication, all on loopback; `source .cluster/env` points arena at it.

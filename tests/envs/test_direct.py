@@ -5,7 +5,9 @@ what the observation carries (no hidden information: what ``tests/envs/test_tens
 proves of the layout holds for it). The encoders keep the last vector of each seat and
 rewrite only the parts whose inputs changed, so the games are played two at a time in
 lockstep through one encoder, each seat observed in a shuffled order: a part left over
-from the other game or from a seat's older position would show as a difference."""
+from the other game or from a seat's older position would show as a difference. Both
+implementations are checked: the mypyc build that ``make test`` loads and the interpreted
+source that runs without it (envs.native)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,12 @@ from engine.core import JSON, State, sample_outcome
 from engine.registry import get_game
 from envs.direct import ENCODERS, Direct
 from envs.layouts import SUPPORTED, spec
+from envs.native import interpreted
+
+IMPLEMENTATIONS = {
+    "loaded": ENCODERS,  # the build, in `make test` (tests/envs/test_native.py)
+    "interpreted": interpreted("envs.direct").ENCODERS,
+}
 
 GAMES = 4
 """Random games per player count and variant (played two at a time)."""
@@ -75,13 +83,17 @@ def _check_lockstep(
     return checked
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("game_id", SUPPORTED)
-def test_the_direct_encoder_equals_the_observations_encoding(game_id: str) -> None:
+def test_the_direct_encoder_equals_the_observations_encoding(
+    game_id: str, implementation: str
+) -> None:
+    encoders = IMPLEMENTATIONS[implementation]
     game = get_game(game_id)
     games = MANATEE_GAMES if game_id == "manatee_sanctuary" else GAMES
     checked = 0
     for num_players in game.player_counts():
-        direct = ENCODERS[game_id](spec(game_id).layout, num_players)
+        direct = encoders[game_id](spec(game_id).layout, num_players)
         for v, options in enumerate(game.variants(num_players)):
             for pair in range(games // 2):
                 seed = 1000 * num_players + 10 * v + pair
