@@ -100,17 +100,11 @@ def _item(field: Field) -> tuple[int, dict[str, tuple[int, Field]]]:
     return item.width, (_inner(item) if isinstance(item, Record) else {"": (0, item)})
 
 
-class _Block:
-    """One entry of a seat list (a zoo, a board) as positions from the entry's start, and
-    the seat's score (which goes elsewhere in the vector)."""
-
-    __slots__ = ("ones", "total")
-
-    def __init__(self, total: float) -> None:
-        self.ones: list[int] = []
-        """Positions that get 1 (distinct), from the entry's start."""
-        self.total = total
-        """The seat's score."""
+_Block = tuple[tuple[int, ...], float]
+"""One entry of a seat list (a zoo, a board): the positions that get 1 (distinct) from
+the entry's start, and the seat's score (which goes elsewhere in the vector). A plain
+tuple of numbers, which the collector stops tracking (it never untracks a tuple subclass):
+a cache of thousands then costs its full collections nothing."""
 
 
 class _Blocks:
@@ -428,11 +422,9 @@ def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
 
     def zoo(key: tuple[Any, ...]) -> _Block:
         """Seat ``q``'s entry of ``players`` (positions from its start) and its score,
-        from its key (truck, species, enclosures, barn, paired tiles)."""
+        from its key (truck, species, enclosures, barn, its tiles that are paired)."""
         k, kinds, *enclosures, barn, paired = key
-        block = _Block(zm_data.score_zoo(enclosures, barn)["total"])
-        ones = block.ones
-        ones.append(at_active if k < 0 else at_truck + truck_at[k])
+        ones = [at_active if k < 0 else at_truck + truck_at[k]]
         for e, tiles in enumerate(enclosures):
             at = at_enclosures + e * enclosure_width
             if kinds[e]:
@@ -440,7 +432,7 @@ def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
             ones.extend(at + at_tiles + tile_at[t] for t in tiles)
             ones.extend(at + at_paired + tile_at[t] for t in tiles if t in paired)
         ones.extend(at_barn + tile_at[t] for t in barn)
-        return block
+        return tuple(ones), zm_data.score_zoo(enclosures, barn)["total"]
 
     parts = _Parts(layout.size)
     rotation = _Rotation(layout, n)
@@ -526,15 +518,17 @@ def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
                 zoo_now = enclosures[3 * q : 3 * q + 3]
                 snapshot = (k, species[3 * q : 3 * q + 3], [e[:] for e in zoo_now], barns[q][:])
                 snapshot += (frozenset(paired),)
-                key = (k, tuple(snapshot[1]), *map(tuple, zoo_now), tuple(barns[q]), snapshot[4])
+                mates = tuple(t for e in zoo_now for t in e if t in paired)
+                key = (k, tuple(snapshot[1]), *map(tuple, zoo_now), tuple(barns[q]), mates)
                 block = zoos.get(key)
                 if block is None:
                     block = zoos.put(key, zoo(key))
                 base = at_players + rel * player_width
-                ones.extend(map(base.__add__, block.ones))
-                if block.total:
+                block_ones, total = block
+                ones.extend(map(base.__add__, block_ones))
+                if total:
                     spots.append(at_scores + rel)
-                    values.append(block.total / score_scale)
+                    values.append(total / score_scale)
             return ones, spots, values, snapshot
 
         return rotation.rotate(parts.vector(0, keys, write, copy=False), observer)
@@ -586,14 +580,13 @@ def dziobaki(layout: Layout, num_players: int) -> Direct:
 
     def board_block(key: tuple[Hashable, ...]) -> _Block:
         codes, side, together = cast(tuple[tuple[int, ...], str, bool], key)
-        block = _Block(dz_scoring.score_board(codes, side, together)["total"])
-        ones = block.ones
+        ones: list[int] = []
         for i, code in enumerate(codes):
             if code >= 0:
                 at = at_spaces + i * space_width
                 ones.append(at + at_space_tile + tile_at[code >> 2])
                 ones.append(at + at_space_rotation + rotation_at[code & 3])
-        return block
+        return tuple(ones), dz_scoring.score_board(codes, side, together)["total"]
 
     def encode(state: State, seat: int) -> Vector:
         s = cast(DziobakiState, state)
@@ -651,10 +644,11 @@ def dziobaki(layout: Layout, num_players: int) -> Direct:
                 if block is None:
                     block = boards.put(key, board_block(key))
                 base = at_boards + rel * board_width
-                ones.extend(map(base.__add__, block.ones))
-                if block.total:
+                block_ones, total = block
+                ones.extend(map(base.__add__, block_ones))
+                if total:
                     spots.append(at_scores + rel)
-                    values.append(block.total / score_scale)
+                    values.append(total / score_scale)
             return ones, spots, values, snapshot
 
         return parts.vector(seat, keys, write)
