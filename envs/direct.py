@@ -145,9 +145,8 @@ class _Parts:
     cleared and is written again. Keys hold everything their part reads, so the vector
     is the same as one written from scratch (``tests/envs`` checks it at every step,
     against the layout's encoding of the observation, with states of many games in
-    turn); the cache only decides how much is rewritten. The vector is kept as an
-    ``array("f")`` (setting an item costs far less than in numpy) and handed out as a
-    fresh float32 copy."""
+    turn); the cache only decides how much is rewritten. The vector is a float32 array,
+    handed out as a fresh copy (or kept, for :class:`_Rotation` to copy)."""
 
     __slots__ = ("last", "size")
 
@@ -182,15 +181,27 @@ class _Parts:
                 at_values += part_at
                 values += part_values
                 spots[i] = part_ones + part_at
-        if cleared:
-            vec[np.array(cleared, dtype=np.intp)] = 0.0
-        if ones:
-            vec[np.array(ones, dtype=np.intp)] = 1.0
-        if at_values:
-            vec[np.array(at_values, dtype=np.intp)] = values
+        if len(cleared) + len(ones) + len(at_values) <= _ITEMWISE:
+            for i in cleared:
+                vec[i] = 0.0
+            for i in ones:
+                vec[i] = 1.0
+            for i, value in zip(at_values, values, strict=True):
+                vec[i] = value
+        else:  # a seat's first vector, a new round
+            if cleared:
+                vec[np.array(cleared, dtype=np.intp)] = 0.0
+            if ones:
+                vec[np.array(ones, dtype=np.intp)] = 1.0
+            if at_values:
+                vec[np.array(at_values, dtype=np.intp)] = values
         self.last[seat] = (vec, old, spots)
         return vec.copy() if copy else vec
 
+
+_ITEMWISE = 64
+"""Up to this many changed positions are set one at a time, above it through index arrays
+(compiled, a few dozen single writes cost less than building the arrays)."""
 
 _NEVER = object()
 """A key no part ever has (the first vector of a seat writes every part)."""
