@@ -152,7 +152,7 @@ class _Parts:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.last: dict[int, tuple[Vector, list[object], list[list[int]]]] = {}
+        self.last: dict[int, tuple[Vector, Any, list[object], list[list[int]]]] = {}
         """Per observing seat: its last vector, the snapshot of each part's key, and the
         positions each part wrote."""
 
@@ -162,13 +162,17 @@ class _Parts:
         """The vector for ``seat`` whose part ``i`` has key ``keys[i]`` and is written
         by ``write(i)`` (called only for the parts whose key changed); ``copy=False``:
         the kept vector itself, which the caller must not hand out or change."""
+        view: Any
         last = self.last.get(seat)
-        if last is None or len(last[1]) != len(keys):
+        if last is None or len(last[2]) != len(keys):
             vec = np.zeros(self.size, dtype=np.float32)
+            # its memoryview sets one item for a fraction of numpy's cost (Any: typeshed's
+            # memoryview takes only ints; this one's items are float32, format "f")
+            view = vec.data
             old: list[object] = [_NEVER] * len(keys)
             spots: list[list[int]] = [[] for _ in keys]
         else:
-            vec, old, spots = last
+            vec, view, old, spots = last
         cleared: list[int] = []
         ones: list[int] = []
         at_values: list[int] = []
@@ -183,11 +187,11 @@ class _Parts:
                 spots[i] = part_ones + part_at
         if len(cleared) + len(ones) + len(at_values) <= _ITEMWISE:
             for i in cleared:
-                vec[i] = 0.0
+                view[i] = 0.0
             for i in ones:
-                vec[i] = 1.0
+                view[i] = 1.0
             for i, value in zip(at_values, values, strict=True):
-                vec[i] = value
+                view[i] = value
         else:  # a seat's first vector, a new round
             if cleared:
                 vec[np.array(cleared, dtype=np.intp)] = 0.0
@@ -195,13 +199,14 @@ class _Parts:
                 vec[np.array(ones, dtype=np.intp)] = 1.0
             if at_values:
                 vec[np.array(at_values, dtype=np.intp)] = values
-        self.last[seat] = (vec, old, spots)
+        self.last[seat] = (vec, view, old, spots)
         return vec.copy() if copy else vec
 
 
-_ITEMWISE = 64
-"""Up to this many changed positions are set one at a time, above it through index arrays
-(compiled, a few dozen single writes cost less than building the arrays)."""
+_ITEMWISE = 256
+"""Up to this many changed positions are set one at a time (through a memoryview of the
+vector), above it through index arrays (three arrays to build cost about as much as
+a few hundred single writes, compiled)."""
 
 _NEVER = object()
 """A key no part ever has (the first vector of a seat writes every part)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import typing
+from operator import itemgetter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -431,7 +432,10 @@ class ActionSpace:
         if len(self.index) != len(self.actions):
             raise ValueError("an action space lists an action twice")
         self.size = len(self.actions)
-        self._by_id: dict[int, tuple[Action, int]] = {}
+        self._by_id: dict[int, int] = {}
+        """The index of each action seen, by its ``id`` (unique only among live objects:
+        :attr:`_seen` keeps each of them alive while it is here)."""
+        self._seen: list[Action] = []
         self._by_list: dict[tuple[int, ...], tuple[list[Action], dict[int, Action]]] = {}
 
     @classmethod
@@ -481,11 +485,15 @@ class ActionSpace:
         hit = self._by_list.get(key)
         if hit is not None:
             return hit[1]
-        by_id, fast_index = self._by_id, self.fast_index
-        by_index: dict[int, Action] = {}
-        for a in legal:  # fast_index inlined: a call per action costs more than the lookup
-            seen = by_id.get(id(a))
-            by_index[seen[1] if seen is not None and seen[0] is a else fast_index(a)] = a
+        by_id = self._by_id
+        try:  # every action seen before (the usual case): one C call for the whole list
+            if len(key) > 1:
+                indices: Sequence[int] = itemgetter(*key)(by_id)
+            else:  # itemgetter of one key returns the value itself
+                indices = [by_id[i] for i in key]
+        except KeyError:  # an action not seen before
+            indices = [self.fast_index(a) for a in legal]
+        by_index = dict(zip(indices, legal, strict=True))
         if len(self._by_list) >= _LIST_CACHE:
             self._by_list.clear()
         self._by_list[key] = (legal, by_index)
@@ -508,10 +516,12 @@ class ActionSpace:
         out the same objects again and again. The cache holds each object it has seen, so
         an ``id`` is never reused while it is cached; it starts over when full."""
         hit = self._by_id.get(id(action))
-        if hit is not None and hit[0] is action:
-            return hit[1]
+        if hit is not None:
+            return hit
         i = self.index_of(action)
         if len(self._by_id) >= _ID_CACHE:
             self._by_id.clear()
-        self._by_id[id(action)] = (action, i)
+            self._seen.clear()
+        self._by_id[id(action)] = i
+        self._seen.append(action)
         return i
