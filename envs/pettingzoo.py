@@ -38,10 +38,6 @@ from engine.core import (
 from engine.registry import get_game
 from envs.direct import ENCODERS, Direct
 from envs.layouts import spec
-from envs.tensors import ActionSpace
-
-MASK_CACHE = 10_000
-"""At most this many masks kept by legal map."""
 
 RewardKind = Literal["rank", "score"]
 REWARD_KINDS: tuple[str, ...] = ("rank", "score")
@@ -127,11 +123,6 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         """The legal actions by index of this step (None: not indexed yet)."""
         self._seen: dict[int, dict[str, Any]] = {}
         """This step's observations by seat, built when first asked for."""
-        self._masks: dict[int, tuple[dict[int, Action], npt.NDArray[np.int8]]] = {}
-        """Masks by legal map (the spaces hand out the same map for a recurring list)."""
-        self._recurring = isinstance(self.spec.actions, ActionSpace)
-        """Whether the decision space hands out one legal map for a recurring legal list
-        (then the mask of a map is kept)."""
         direct = ENCODERS.get(game)
         self._direct: Direct | None = direct(self.spec.layout, num_players) if direct else None
         """The game's encoder from the state's fields (:mod:`envs.direct`), if it has one."""
@@ -180,19 +171,10 @@ class MenagerieEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         return seen
 
     def _mask(self, legal: dict[int, Action]) -> npt.NDArray[np.int8]:
-        """The mask of ``legal`` (a copy of the one kept for a recurring legal map; only an
-        :class:`ActionSpace` hands out recurring maps, so no other space's are kept)."""
-        hit = self._masks.get(id(legal))
-        if hit is not None and hit[0] is legal:
-            return hit[1].copy()
+        """1 at the index of each action of ``legal``, 0 elsewhere."""
         mask = np.zeros(self.spec.actions.size, dtype=np.int8)
         mask[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
-        if not self._recurring:
-            return mask
-        if len(self._masks) >= MASK_CACHE:
-            self._masks.clear()
-        self._masks[id(legal)] = (legal, mask)
-        return mask.copy()
+        return mask
 
     def legal_by_index(self) -> dict[int, Action]:
         """The mover's legal actions by index (indexed once per step)."""

@@ -23,9 +23,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import typing
-from operator import itemgetter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Protocol
 
 import numpy as np
@@ -37,8 +37,6 @@ Vector = npt.NDArray[np.float32]
 
 _ID_CACHE = 100_000
 """At most this many actions in an :class:`ActionSpace`'s identity cache."""
-_LIST_CACHE = 20_000
-"""At most this many legal-action lists in an :class:`ActionSpace`'s list cache."""
 
 EMPTY_TOKENS: tuple[JSON, ...] = ("", None, -1)
 """Values that mean "nothing here" (no tile held, no occupant): a one-hot of all zeros."""
@@ -436,7 +434,6 @@ class ActionSpace:
         """The index of each action seen, by its ``id`` (unique only among live objects:
         :attr:`_seen` keeps each of them alive while it is here)."""
         self._seen: list[Action] = []
-        self._by_list: dict[tuple[int, ...], tuple[list[Action], dict[int, Action]]] = {}
 
     @classmethod
     def from_classes(
@@ -475,29 +472,21 @@ class ActionSpace:
     def legal(self, state: State) -> dict[int, Action]:
         """:meth:`DecisionSpace.legal`: the index of each of ``state``'s legal actions.
 
-        The engines hand out the same interned action objects, and the same lists of them
-        recur (the free spaces of a board, the trucks of a round), so the map of a list
-        is kept by the identities of its actions and shared: do not change it. The cache
-        holds each list it keys, so no identity in a key is reused while it is cached; it
-        starts over when full."""
+        The engines hand out the same interned action objects again and again, so each
+        action's index is kept by its identity (:meth:`fast_index`) and a whole list is
+        looked up in one C call. The maps of whole lists are not kept: a game whose lists
+        seldom recur (Carson City Zoo's) would fill such a cache with objects that the
+        collector then scans again and again, which cost more than building the map."""
         legal = state.legal_actions()
-        key = tuple(map(id, legal))
-        hit = self._by_list.get(key)
-        if hit is not None:
-            return hit[1]
         by_id = self._by_id
-        try:  # every action seen before (the usual case): one C call for the whole list
-            if len(key) > 1:
-                indices: Sequence[int] = itemgetter(*key)(by_id)
+        try:  # every action seen before (the usual case)
+            if len(legal) > 1:
+                indices: Sequence[int] = itemgetter(*map(id, legal))(by_id)
             else:  # itemgetter of one key returns the value itself
-                indices = [by_id[i] for i in key]
+                indices = [by_id[id(a)] for a in legal]
         except KeyError:  # an action not seen before
             indices = [self.fast_index(a) for a in legal]
-        by_index = dict(zip(indices, legal, strict=True))
-        if len(self._by_list) >= _LIST_CACHE:
-            self._by_list.clear()
-        self._by_list[key] = (legal, by_index)
-        return by_index
+        return dict(zip(indices, legal, strict=True))
 
     def label(self, index: int) -> str:
         if not 0 <= index < self.size:
