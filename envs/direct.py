@@ -13,11 +13,11 @@ for it too. A game without one here is encoded from its observation.
 All five games have one. Panorama's state is public (every seat sees the same), so its
 encoder writes the whole vector, rotating the seats. The other four change little from
 one step to the next, so theirs name the parts of the vector (:class:`_Parts`) and
-rewrite only those whose inputs changed since the seat's last vector; a seat's score is
-computed once per position of its zoo or board (:class:`_Blocks`). Where a game hides
-something (Dziobaki's commitments, Manatee Sanctuary's hands, draft and deck), the
-encoder reads only what the observation shows the seat, as the engine's observation
-code does (its docstring says which fields).
+rewrite only those whose inputs changed since the seat's last vector; Dziobaki's boards,
+which recur, are written and scored once per position (:class:`_Blocks`). Where a game
+hides something (Dziobaki's commitments, Manatee Sanctuary's hands, draft and deck), the
+encoder reads only what the observation shows the seat, as the engine's observation code
+does (its docstring says which fields).
 """
 
 from __future__ import annotations
@@ -101,10 +101,11 @@ def _item(field: Field) -> tuple[int, dict[str, tuple[int, Field]]]:
 
 
 _Block = tuple[tuple[int, ...], float]
-"""One entry of a seat list (a zoo, a board): the positions that get 1 (distinct) from
+"""One entry of a seat list (a board): the positions that get 1 (distinct) from
 the entry's start, and the seat's score (which goes elsewhere in the vector). A plain
 tuple of numbers, which the collector stops tracking (it never untracks a tuple subclass):
-a cache of thousands then costs its full collections nothing."""
+a cache of thousands then costs its full collections nothing. (A cache pays only where
+positions recur: Zooloretto Mini's zoos, written afresh, seldom do.)"""
 
 
 class _Blocks:
@@ -434,21 +435,6 @@ def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
     at_scores, scores_field = top["scores"]
     score_scale = _scale(_item(scores_field)[1][""][1])
     n = num_players
-    zoos = _Blocks()
-
-    def zoo(key: tuple[Any, ...]) -> _Block:
-        """Seat ``q``'s entry of ``players`` (positions from its start) and its score,
-        from its key (truck, species, enclosures, barn, its tiles that are paired)."""
-        k, kinds, *enclosures, barn, paired = key
-        ones = [at_active if k < 0 else at_truck + truck_at[k]]
-        for e, tiles in enumerate(enclosures):
-            at = at_enclosures + e * enclosure_width
-            if kinds[e]:
-                ones.append(at + at_species + species_at[kinds[e]])
-            ones.extend(at + at_tiles + tile_at[t] for t in tiles)
-            ones.extend(at + at_paired + tile_at[t] for t in tiles if t in paired)
-        ones.extend(at_barn + tile_at[t] for t in barn)
-        return tuple(ones), zm_data.score_zoo(enclosures, barn)["total"]
 
     parts = _Parts(layout.size)
     rotation = _Rotation(layout, n)
@@ -532,16 +518,22 @@ def zooloretto_mini(layout: Layout, num_players: int) -> Direct:
                 rel = (q - seat) % n
                 k = s.taken_truck[q]
                 zoo_now = enclosures[3 * q : 3 * q + 3]
-                snapshot = (k, species[3 * q : 3 * q + 3], [e[:] for e in zoo_now], barns[q][:])
-                snapshot += (frozenset(paired),)
-                mates = tuple(t for e in zoo_now for t in e if t in paired)
-                key = (k, tuple(snapshot[1]), *map(tuple, zoo_now), tuple(barns[q]), mates)
-                block = zoos.get(key)
-                if block is None:
-                    block = zoos.put(key, zoo(key))
+                kinds = species[3 * q : 3 * q + 3]
+                barn = barns[q]
+                snapshot = (k, kinds, [e[:] for e in zoo_now], barn[:], frozenset(paired))
+                # (zoos seldom recur in a game: written and scored afresh, not cached)
                 base = at_players + rel * player_width
-                block_ones, total = block
-                ones.extend(map(base.__add__, block_ones))
+                ones.append(base + (at_active if k < 0 else at_truck + truck_at[k]))
+                for e, tiles in enumerate(zoo_now):
+                    at = base + at_enclosures + e * enclosure_width
+                    if kinds[e]:
+                        ones.append(at + at_species + species_at[kinds[e]])
+                    for t in tiles:
+                        ones.append(at + at_tiles + tile_at[t])
+                        if t in paired:
+                            ones.append(at + at_paired + tile_at[t])
+                ones.extend(base + at_barn + tile_at[t] for t in barn)
+                total = zm_data.score_zoo(zoo_now, barn)["total"]
                 if total:
                     spots.append(at_scores + rel)
                     values.append(total / score_scale)
