@@ -1,11 +1,12 @@
 """Compile :data:`envs.native.MODULES` with mypyc into :data:`envs.native.BUILD`.
 
-``python -m envs.build`` (``make native``; ``make demo``, ``make test`` and
-``make test-fast`` run it) does nothing when the build's stamp is already that of the
-sources and of this mypy; ``--force`` builds anyway; ``--status`` says what
-``import envs.direct`` loads. It needs mypy (the dev extras), a C compiler and the Python
-headers (``make system-deps`` installs ``gcc`` and ``python3-dev``), and says which is
-missing. Why and how the build is used: :mod:`envs.native`.
+``python -m envs.build`` (``make native``, which ``make test`` and ``make test-fast``
+run) does nothing when the build's stamp is already that of the sources and of this mypy;
+``--force`` builds anyway; ``--status`` says what ``import envs.direct`` loads. It needs
+mypy (the dev extras), a C compiler and the Python headers (``make system-deps``
+installs ``gcc`` and ``python3-dev``), and says which is missing. mypyc's and the
+compiler's output go to ``build/native/<python>.log``, whose end a failed build prints.
+Why and how the build is used: :mod:`envs.native`.
 """
 
 from __future__ import annotations
@@ -13,13 +14,17 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
-import os
 import shutil
+import subprocess
+import sys
 import sysconfig
 import tempfile
 from pathlib import Path
 
 from envs.native import BUILD, MODULES, ROOT, identity, status
+
+BUILD_TIMEOUT_S = 600.0
+"""The longest a build may take (about 20 s here)."""
 
 
 def stamp() -> dict[str, str]:
@@ -49,27 +54,46 @@ def build(force: bool = False) -> bool:
     if not headers.is_file():
         raise SystemExit(f"envs.build: no Python headers ({headers}): make system-deps")
 
-    from mypyc.build import mypycify  # build tools, imported only to build
-    from setuptools import Distribution
-    from setuptools.command.build_ext import build_ext
-
+    BUILD.parent.mkdir(parents=True, exist_ok=True)
+    log = BUILD.parent / f"{BUILD.name}.log"
     with tempfile.TemporaryDirectory(prefix="menagerie-native-") as scratch:
-        here = Path.cwd()
-        os.chdir(ROOT)  # mypyc names each module by its path from here and finds its imports
-        try:
-            extensions = mypycify(list(MODULES), opt_level="3", target_dir=f"{scratch}/c")
-            command = build_ext(Distribution({"ext_modules": extensions}))
-            command.build_lib = f"{scratch}/lib"
-            command.build_temp = f"{scratch}/tmp"
-            command.ensure_finalized()
-            command.run()
-        finally:
-            os.chdir(here)
+        with log.open("w") as out:  # mypyc's and the C compiler's output
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    f"from envs.build import compile_into; compile_into({scratch!r})",
+                ],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=BUILD_TIMEOUT_S,
+                check=False,
+            )
+        if done.returncode:
+            tail = "\n".join(log.read_text().splitlines()[-30:])
+            raise SystemExit(f"envs.build: the build failed; the end of {log}:\n{tail}")
         if BUILD.exists():
             shutil.rmtree(BUILD)
         shutil.copytree(f"{scratch}/lib", BUILD)
     stamp_file.write_text(json.dumps(want, indent=1) + "\n")
     return True
+
+
+def compile_into(scratch: str) -> None:
+    """Compile :data:`MODULES` into ``<scratch>/lib`` (run by :func:`build` in a child
+    process working in :data:`ROOT`: mypyc names each module by its path from there and
+    finds its imports there)."""
+    from mypyc.build import mypycify  # build tools, imported only to build
+    from setuptools import Distribution
+    from setuptools.command.build_ext import build_ext
+
+    extensions = mypycify(list(MODULES), opt_level="3", target_dir=f"{scratch}/c")
+    command = build_ext(Distribution({"ext_modules": extensions}))
+    command.build_lib = f"{scratch}/lib"
+    command.build_temp = f"{scratch}/tmp"
+    command.ensure_finalized()
+    command.run()
 
 
 def main(argv: list[str] | None = None) -> None:
