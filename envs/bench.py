@@ -11,7 +11,10 @@
   the mask and PettingZoo's bookkeeping. The agent finds the mask's ones through a
   boolean view: numpy scans an int8 array several times slower (up to 5 µs a decision
   for Manatee Sanctuary's 3,306 actions), a cost of the agent, not of the wrapper;
-- ``ratio``: env / engine (the goal is at least 0.7);
+- ``ratio``: env / engine (the goal is at least 0.7): the median over rounds of an engine
+  run then an environment run, repeated until that median is stable as ``arena bench``
+  judges it (at least 3 rounds, at most 9; ``rounds`` says how many, and a ratio that
+  did not settle says so);
 - ``encode_us``: microseconds per :meth:`Layout.encode` of one JSON observation (the
   median of repeated timings over the observations of one playout);
 - ``direct_us``: microseconds per tensor written from the state's fields by the game's
@@ -19,10 +22,10 @@
   at each (as the environment asks for them; each repeat starts a fresh encoder, so
   the parts it keeps from one position to the next are built as in a real game).
 
-The first line says whether :mod:`envs.direct` runs compiled (``make native``) or
-interpreted. Times are the process's CPU time (``time.process_time``), so that other work on a busy
-machine does not count. Numbers only: it asserts nothing (performance goals live in
-benchmarks, not tests).
+The first lines give the machine's cores and load and say whether :mod:`envs.direct` runs
+compiled (``make native``) or interpreted. Times are the process's CPU time
+(``time.process_time``), so that other work on a busy machine does not count. Numbers
+only: it asserts nothing (performance goals live in benchmarks, not tests).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import time
 
 import numpy as np
 
+from arena.bench.report import Stability, header_line, machine, until_stable
 from engine.core import State, sample_outcome
 from engine.registry import get_game
 from envs import native
@@ -120,26 +124,46 @@ def direct_micros(game_id: str, num_players: int, repeats: int = 5) -> float:
     return 1e6 * statistics.median(timings)
 
 
+def ratio_rounds(game_id: str, num_players: int, seconds: float) -> tuple[Stability, float, float]:
+    """Rounds of an engine run then an environment run, until the median of their ratios
+    is stable (:func:`arena.bench.report.until_stable`): the verdict on the ratio and
+    the median engine and environment rates."""
+    rates: list[tuple[float, float]] = []
+
+    def one_round() -> float:
+        raw = engine_rate(game_id, num_players, seconds)
+        wrapped = env_rate(game_id, num_players, seconds)
+        rates.append((raw, wrapped))
+        return wrapped / raw
+
+    verdict, _ = until_stable(one_round)
+    return (
+        verdict,
+        statistics.median(r for r, _ in rates),
+        statistics.median(w for _, w in rates),
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(SUPPORTED))
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=2.0, help="per game and loop")
+    parser.add_argument("--seconds", type=float, default=2.0, help="per game, loop and round")
     args = parser.parse_args(argv)
+    print(header_line(machine()))
     print(f"envs.direct: {native.status()[1]}")  # the build or the interpreted source
     print(
-        f"{'game':18} {'engine/s':>10} {'env/s':>10} {'ratio':>6} {'encode_us':>10} "
-        f"{'direct_us':>10}"
+        f"{'game':18} {'engine/s':>10} {'env/s':>10} {'ratio':>6} {'rounds':>6} "
+        f"{'encode_us':>10} {'direct_us':>10}"
     )
     for game_id in args.games.split(","):
         spec(game_id)  # names an unsupported game before any timing
-        raw = engine_rate(game_id, args.players, args.seconds)
-        wrapped = env_rate(game_id, args.players, args.seconds)
+        verdict, raw, wrapped = ratio_rounds(game_id, args.players, args.seconds)
         micros = encode_micros(game_id, args.players)
         direct = f"{direct_micros(game_id, args.players):10.1f}" if game_id in ENCODERS else "-"
         print(
-            f"{game_id:18} {raw:10.0f} {wrapped:10.0f} {wrapped / raw:6.2f} {micros:10.1f} "
-            f"{direct:>10}"
+            f"{game_id:18} {raw:10.0f} {wrapped:10.0f} {verdict.median:6.2f} "
+            f"{verdict.repeats:6d} {micros:10.1f} {direct:>10}{verdict.note()}"
         )
 
 
