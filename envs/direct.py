@@ -841,8 +841,11 @@ def manatee_sanctuary(layout: Layout, num_players: int) -> Direct:
     cannot see is the deck's cards, other seats' dealt cards, splits, stacks and the
     cards of other hands it has not seen: only their counts are read, and of another
     hand only the cards whose origin the seat saw (:func:`known_cards`, the engine's own
-    rule). Parts (:class:`_Parts`): the public counters, the observer's private cards,
-    and each seat's entry with its score."""
+    rule). Like Zooloretto Mini's, the public parts (:class:`_Parts`: the counters, each
+    seat's entry with its score, each seat's placed cards) are written once for seat 0
+    and rotated to the observer (:class:`_Rotation`); what only the observer sees (its
+    own cards, and of each hand the cards whose origin it saw) is then written into its
+    copy, afresh at every call."""
     top = _offsets(layout)
     number_at = {}
     for key in ("round", "deck_size", "solo_token", "power_cap_used", "challenge_lost"):
@@ -904,6 +907,7 @@ def manatee_sanctuary(layout: Layout, num_players: int) -> Direct:
     n = num_players
     drafting, committing = (ms_steps.DEAL, ms_steps.SPLIT), (ms_steps.SPLIT, ms_steps.KEEP)
     parts = _Parts(layout.size)
+    rotation = _Rotation(layout, n)
 
     def placed(
         at: int,
@@ -928,19 +932,12 @@ def manatee_sanctuary(layout: Layout, num_players: int) -> Direct:
             spots.append(at + 22)
             values.append(habitat[c] / 5)
 
-    def encode(state: State, seat: int) -> Vector:
+    def encode(state: State, observer: int) -> Vector:
         s = cast(ManateeSanctuaryState, state)
+        seat = 0  # the public parts are written for seat 0, then rotated (_Rotation)
         step = s.step
         draft, commit = step in drafting, step in committing
-        known = (seat, s.passer(seat))
         keys: list[object] = [_ALWAYS]
-        mine = s.players[seat].hand
-        private: tuple[object, ...] = (mine, step)
-        if step in drafting:
-            private += (s.dealt[seat], s.splits[seat] if step == ms_steps.SPLIT else None)
-        elif step == ms_steps.KEEP:
-            private += (*s.stacks[seat], *s.stacks[s.passer(seat)], s.keep_choices[seat])
-        keys.append(private)
         for j, p in enumerate(s.players):
             keys.append(
                 (
@@ -954,8 +951,6 @@ def manatee_sanctuary(layout: Layout, num_players: int) -> Direct:
                     s.split_size[j],
                     s.kept[j],
                     p.pile,
-                    None,
-                    p.hand if j == seat else [c for c in p.hand if p.origin[c] in known],
                     p.points,
                 )
             )
@@ -1022,78 +1017,82 @@ def manatee_sanctuary(layout: Layout, num_players: int) -> Direct:
                     if s.return_deficit:
                         spots.append(at_deficit)
                         values.append(s.return_deficit / deficit_scale)
-            elif part == 1:
-                snapshot = tuple(x[:] if isinstance(x, list) else x for x in private)
-                _counted(at_hand, base, mine, spots, values)
-                if step in drafting:
-                    _counted(at_dealt, base, s.dealt[seat], spots, values)
-                    split = s.splits[seat] if step == ms_steps.SPLIT else None
-                    if split is not None:
-                        _counted(at_split, base, split, spots, values)
-                elif step == ms_steps.KEEP:
-                    small, large = s.stacks[seat]
-                    _counted(at_dealt, base, small + large, spots, values)
-                    _counted(at_split, base, small, spots, values)
-                    giver = s.stacks[s.passer(seat)]
-                    _counted(at_small, base, giver[0], spots, values)
-                    _counted(at_large, base, giver[1], spots, values)
-                    if s.keep_choices[seat] >= 0:
-                        ones.append(at_keep + keep_at[s.keep_choices[seat]])
-            else:
-                j = part - 2 - len(s.players)
-                if j >= 0:  # a seat's placed cards
-                    placements = s.players[j].sanctuary.placements
-                    at = at_players + ((j - seat) % n) * player_width + at_sanctuary
-                    for i, (c, x, y, r) in enumerate(placements):
-                        placed(at + i * placed_width, c, x, y, r, ones, spots, values)
-                    return ones, spots, values, placements[:]
-                j = part - 2
-                key = cast(tuple[Any, ...], keys[part])
-                p = s.players[j]
-                snapshot = (
-                    key[0],
-                    p.flowers[:],
-                    p.housed[:],
-                    *key[3:9],
-                    p.pile[:],
-                    None,
-                    key[11][:],
-                    p.points[:],
-                )
-                rel = (j - seat) % n
-                at = at_players + rel * player_width
-                fl, h = p.flowers, p.housed
-                for name, value in (
-                    ("food", p.food),
-                    ("flowers", fl[0] + fl[1] + fl[2]),
-                    ("flowers_red", fl[0]),
-                    ("flowers_green", fl[1]),
-                    ("flowers_purple", fl[2]),
-                    ("housed_grey", h[0]),
-                    ("housed_pink", h[1]),
-                    ("housed_yellow", h[2]),
-                    ("capacity", p.capacity),
-                    ("usage", p.usage()),
-                    ("hand_size", len(p.hand)),
-                    ("dealt_count", key[5]),
-                    ("committed", key[6]),
-                    ("split_size", s.split_size[j]),
-                ):
-                    if value:
-                        offset, scale = player_numbers[name]
-                        spots.append(at + offset)
-                        values.append(value / scale)
-                if s.kept[j] >= 0:
-                    ones.append(at + at_kept + kept_at[s.kept[j]])
-                _counted(at + at_pile, base, p.pile, spots, values)
-                _counted(at + at_known, base, cast(list[int], key[11]), spots, values)
-                total = sum(p.points)
-                if total:
-                    spots.append(at_scores + rel)
-                    values.append(total / score_scale)
+                return ones, spots, values, snapshot
+            j = part - 1 - len(s.players)
+            if j >= 0:  # a seat's placed cards
+                placements = s.players[j].sanctuary.placements
+                at = at_players + ((j - seat) % n) * player_width + at_sanctuary
+                for i, (c, x, y, r) in enumerate(placements):
+                    placed(at + i * placed_width, c, x, y, r, ones, spots, values)
+                return ones, spots, values, placements[:]
+            j = part - 1
+            key = cast(tuple[Any, ...], keys[part])
+            p = s.players[j]
+            snapshot = (*key[:1], p.flowers[:], p.housed[:], *key[3:9], p.pile[:], p.points[:])
+            rel = (j - seat) % n
+            at = at_players + rel * player_width
+            fl, h = p.flowers, p.housed
+            for name, value in (
+                ("food", p.food),
+                ("flowers", fl[0] + fl[1] + fl[2]),
+                ("flowers_red", fl[0]),
+                ("flowers_green", fl[1]),
+                ("flowers_purple", fl[2]),
+                ("housed_grey", h[0]),
+                ("housed_pink", h[1]),
+                ("housed_yellow", h[2]),
+                ("capacity", p.capacity),
+                ("usage", p.usage()),
+                ("hand_size", len(p.hand)),
+                ("dealt_count", key[5]),
+                ("committed", key[6]),
+                ("split_size", s.split_size[j]),
+            ):
+                if value:
+                    offset, scale = player_numbers[name]
+                    spots.append(at + offset)
+                    values.append(value / scale)
+            if s.kept[j] >= 0:
+                ones.append(at + at_kept + kept_at[s.kept[j]])
+            _counted(at + at_pile, base, p.pile, spots, values)
+            total = sum(p.points)
+            if total:
+                spots.append(at_scores + rel)
+                values.append(total / score_scale)
             return ones, spots, values, snapshot
 
-        return parts.vector(seat, keys, write)
+        vec = rotation.rotate(parts.vector(0, keys, write, copy=False), observer)
+        # what only the observer sees, written into its copy (never kept: it is the
+        # observer's): its own cards, and of each hand the cards it saw the origin of
+        spots: list[int] = []
+        values: list[float] = []
+        ones: list[int] = []
+        known = (observer, s.passer(observer))
+        for j, p in enumerate(s.players):
+            cards = p.hand if j == observer else [c for c in p.hand if p.origin[c] in known]
+            at = at_players + ((j - observer) % n) * player_width + at_known
+            _counted(at, base, cards, spots, values)
+        _counted(at_hand, base, s.players[observer].hand, spots, values)
+        if step in drafting:
+            _counted(at_dealt, base, s.dealt[observer], spots, values)
+            split = s.splits[observer] if step == ms_steps.SPLIT else None
+            if split is not None:
+                _counted(at_split, base, split, spots, values)
+        elif step == ms_steps.KEEP:
+            small, large = s.stacks[observer]
+            _counted(at_dealt, base, small + large, spots, values)
+            _counted(at_split, base, small, spots, values)
+            giver = s.stacks[s.passer(observer)]
+            _counted(at_small, base, giver[0], spots, values)
+            _counted(at_large, base, giver[1], spots, values)
+            if s.keep_choices[observer] >= 0:
+                ones.append(at_keep + keep_at[s.keep_choices[observer]])
+        view: Any = vec.data  # (as in _Parts.vector)
+        for i, value in zip(spots, values, strict=True):
+            view[i] = value
+        for i in ones:
+            view[i] = 1.0
+        return vec
 
     return encode
 
