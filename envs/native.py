@@ -74,7 +74,7 @@ def library() -> str | None:
 def interpreted(name: str) -> ModuleType:
     """The interpreted module ``name`` (one of :data:`MODULES`, e.g. ``envs.direct``),
     executed from its source as ``<name>_source`` whether or not the build loads: what
-    runs without the build, for the tests and the bench to compare with the build."""
+    runs without the build, for the tests to compare with the build."""
     path = ROOT / (name.replace(".", "/") + ".py")
     if path.relative_to(ROOT).as_posix() not in MODULES:
         raise ValueError(f"{name} is not one of the compiled modules ({', '.join(MODULES)})")
