@@ -186,22 +186,35 @@ class _Parts:
                 at_values += part_at
                 values += part_values
                 spots[i] = part_ones + part_at
-        if len(cleared) + len(ones) + len(at_values) <= _ITEMWISE:
-            for i in cleared:
-                view[i] = 0.0
-            for i in ones:
-                view[i] = 1.0
-            for i, value in zip(at_values, values, strict=True):
-                view[i] = value
-        else:  # a seat's first vector, a new round
-            if cleared:
-                vec[np.array(cleared, dtype=np.intp)] = 0.0
-            if ones:
-                vec[np.array(ones, dtype=np.intp)] = 1.0
-            if at_values:
-                vec[np.array(at_values, dtype=np.intp)] = values
+        _write(vec, view, cleared, ones, at_values, values)
         self.last[seat] = (vec, view, old, spots)
         return vec.copy() if copy else vec
+
+
+def _write(
+    vec: Vector,
+    view: Any,
+    cleared: list[int],
+    ones: list[int],
+    at_values: list[int],
+    values: list[float],
+) -> None:
+    """Set ``vec`` (``view``: its memoryview) to 0 at ``cleared``, then to 1 at ``ones``
+    and to ``values`` at ``at_values``."""
+    if len(cleared) + len(ones) + len(at_values) <= _ITEMWISE:
+        for i in cleared:
+            view[i] = 0.0
+        for i in ones:
+            view[i] = 1.0
+        for i, value in zip(at_values, values, strict=True):
+            view[i] = value
+    else:  # a seat's first vector, a new round
+        if cleared:
+            vec[np.array(cleared, dtype=np.intp)] = 0.0
+        if ones:
+            vec[np.array(ones, dtype=np.intp)] = 1.0
+        if at_values:
+            vec[np.array(at_values, dtype=np.intp)] = values
 
 
 _ITEMWISE = 256
@@ -1087,11 +1100,7 @@ def manatee_sanctuary(layout: Layout, num_players: int) -> Direct:
             _counted(at_large, base, giver[1], spots, values)
             if s.keep_choices[observer] >= 0:
                 ones.append(at_keep + keep_at[s.keep_choices[observer]])
-        view: Any = vec.data  # (as in _Parts.vector)
-        for i, value in zip(spots, values, strict=True):
-            view[i] = value
-        for i in ones:
-            view[i] = 1.0
+        _write(vec, vec.data, [], ones, spots, values)
         return vec
 
     return encode
