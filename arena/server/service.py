@@ -107,6 +107,14 @@ class GameService:
         limit = self.hub.config.max_message_kb
         reason = f"the stream closed (the bot disconnected, or sent a message over {limit} KB)"
         match_id = seat.table.match_id
+
+        async def write(item: pb.PlayResponse | bytes) -> None:
+            times = self.hub.move_times
+            if times is not None and type(item) is bytes:  # a Turn (they come encoded)
+                times.turn_written(match_id)
+            await context.write(item)
+
+        outbox.write_now = write
         try:
             while True:
                 item = await outbox.get()
@@ -116,11 +124,9 @@ class GameService:
                         await context.abort(item.code, item.message)
                     reason = outbox.close_reason
                     return
-                times = self.hub.move_times
-                if times is not None and type(item) is bytes:  # a Turn (they come encoded)
-                    times.turn_written(match_id)
-                await context.write(item)
+                await write(item)
         finally:
+            outbox.cancel_write()
             reader.cancel()
             seat.detach(outbox, reason)
             if self.hub.move_times is not None:
@@ -174,10 +180,12 @@ class GameService:
             else:
                 kind = request.WhichOneof("message")
                 if kind == "move":
-                    reply, answered = seat.receive_move(request.move)
                     times = self.hub.move_times
-                    if answered and times is not None:  # (its Turn is written after this)
+                    if times is not None:
                         times.move_read(seat.table.match_id, read_at)
+                    reply, answered = seat.receive_move(request.move)
+                    if times is not None:
+                        times.move_handled(seat.table.match_id, read_at, answered)
                 elif kind == "join":
                     reply = error_message(
                         pb.ERROR_CODE_FAILED_PRECONDITION,
@@ -189,11 +197,6 @@ class GameService:
                     )
             if reply is not None:
                 outbox.send(reply)
-            if answered:
-                # The next Turn is queued for its stream's writer: let the writer hand it
-                # to gRPC before this reader asks gRPC for the next message (a read costs
-                # the event loop a few microseconds that the bot would otherwise wait).
-                await asyncio.sleep(0)
             if not answered and not bucket.take():
                 outbox.close(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,

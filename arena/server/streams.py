@@ -14,10 +14,13 @@ import asyncio
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
+
+from arena.server.eager import start_now
 
 
 class StreamError(Exception):
@@ -55,6 +58,15 @@ class Outbox:
         self._backlog = 0
         """Messages scheduled with ``call_soon(_threadsafe)`` and not yet in the queue."""
         self._backlog_lock = threading.Lock()
+        self.write_now: Callable[[Any], Coroutine[Any, Any, None]] | None = None
+        """The stream's write (set by its handler). A Turn (``bytes``) queued on the loop
+        while the writer waits for work is written at once through it
+        (:func:`~arena.server.eager.start_now`): waking the writer would start the write
+        only after every callback already ready on the loop, e.g. the rest of a batch of
+        Moves."""
+        self._writing: asyncio.Future[None] | None = None
+        """That write, until it completes (the writer takes nothing from the queue
+        meanwhile: messages keep their order)."""
         self._loop_thread = threading.get_ident() if self._loop_running_here() else None
         """The loop's thread, when the outbox is made on it (as the handlers make theirs):
         then a send checks the thread id, not ``asyncio.get_running_loop()`` (which
@@ -105,20 +117,47 @@ class Outbox:
         """The next message or :class:`Close` marker, in order (the stream's writer: one
         caller at a time, on the loop)."""
         items = self._items
-        while not items:
+        while not items or self._writing is not None:
             waiter = self.loop.create_future()
             self._waiter = waiter
             await waiter
         return items.popleft()
 
+    def cancel_write(self) -> None:
+        """Cancel a write started by :attr:`write_now` (the stream's handler is ending)."""
+        if self._writing is not None:
+            self._writing.cancel()
+
     def _full(self) -> bool:
         return 0 < self.maxsize <= len(self._items)
 
     def _append(self, item: Any) -> None:
+        if (
+            type(item) is bytes
+            and self.write_now is not None
+            and self._waiter is not None
+            and not self._waiter.done()
+            and self._writing is None
+            and not self._items
+        ):  # the writer waits for work: write now, on the loop (see ``write_now``)
+            self._writing = start_now(self.write_now(item))
+            self._writing.add_done_callback(self._written)
+            return
         self._items.append(item)
+        if self._writing is None:
+            self._wake()
+
+    def _wake(self) -> None:
         waiter, self._waiter = self._waiter, None
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+
+    def _written(self, write: asyncio.Future[None]) -> None:
+        self._writing = None
+        if not write.cancelled() and write.exception() is not None:
+            self.close(None, f"the stream failed: {write.exception()}")
+        if self._items:
+            self._wake()
 
     def _put(self, message: Any) -> None:
         # No `closed` check: a message sent before close() is delivered before the marker.

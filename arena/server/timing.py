@@ -44,8 +44,9 @@ class MoveTimes:
     seat's Turn: parse, checks, engine and chance steps, observation, encoding, the hop
     from the stream's reader to its writer)."""
     handle_us: list[float] = field(default_factory=list)
-    """The part of ``server_us`` in the stream's reader: from reading the Move to the next
-    Turn queued for its writer (the rest is the hop to the writer task)."""
+    """From reading a Move to the stream's reader done with it: the checks, the step, the
+    next Turn encoded and its write started (when its stream's writer was waiting, as
+    it is between turns; else queued for it)."""
     step_us: list[float] = field(default_factory=list)
     """The part of ``handle_us`` in the match's step (``arena.match.match_steps``: the
     move applied and recorded, chance steps, the next seat's observation and legal
@@ -59,11 +60,18 @@ class MoveTimes:
     """Match id -> its clock."""
 
     def move_read(self, match_id: str, at: float) -> None:
-        """A good Move of ``match_id`` was read at ``at`` (perf_counter) and handled now
-        (its Turn, if any, queued)."""
+        """A Move of ``match_id`` was read at ``at`` (perf_counter) and is being handled
+        (its Turn may be written before :meth:`move_handled`)."""
         self.clocks.setdefault(match_id, MoveClock()).move_read = at
-        if len(self.handle_us) < MAX_SAMPLES:
-            self.handle_us.append((time.perf_counter() - at) * 1e6)
+
+    def move_handled(self, match_id: str, at: float, answered: bool) -> None:
+        """The Move read at ``at`` is handled: a sample if it was a good move (its Turn is
+        written or queued), else it leads to no Turn."""
+        if answered:
+            if len(self.handle_us) < MAX_SAMPLES:
+                self.handle_us.append((time.perf_counter() - at) * 1e6)
+        elif (clock := self.clocks.get(match_id)) is not None:
+            clock.move_read = None
 
     def advanced(self, started: float, stepped: float, queued: float) -> None:
         """A good Move advanced its match inline (perf_counter readings): the step from

@@ -18,22 +18,36 @@ from arena.server.timing import MAX_SAMPLES, MoveTimes
 
 
 def test_move_times_count_a_turn_that_answers_a_move() -> None:
-    """The first Turn of a match (no Move before it) and a resent Turn give no sample;
-    a Turn after a Move gives a server time (from the Move's reading) and a cycle (from
-    the previous Turn), both in the order of the calls."""
+    """The first Turn of a match (no Move before it), a resent Turn and a Turn after a
+    refused Move give no sample; a Turn after a good Move gives a server time (from the
+    Move's reading), a handling time and a cycle (from the previous Turn), whether the
+    Turn is written while the Move is handled (its writer waited) or after."""
     times = MoveTimes()
     times.turn_written("m1")  # the first Turn
     assert times.server_us == [] and times.cycle_us == []
     read_at = time.perf_counter()
     times.move_read("m1", read_at)
-    times.turn_written("m1")
+    times.turn_written("m1")  # written at once, while the Move is handled
+    times.move_handled("m1", read_at, answered=True)
     assert len(times.server_us) == len(times.cycle_us) == len(times.handle_us) == 1
-    assert 0 <= times.handle_us[0] <= times.server_us[0] <= times.cycle_us[0]
+    assert 0 <= times.server_us[0] <= times.handle_us[0]
+    assert times.server_us[0] <= times.cycle_us[0]
+    read_at = time.perf_counter()
+    times.move_read("m1", read_at)
+    times.move_handled("m1", read_at, answered=True)
+    times.turn_written("m1")  # queued for the writer, written after
+    assert len(times.server_us) == len(times.handle_us) == 2
+    assert times.handle_us[1] <= times.server_us[1]
     times.turn_written("m1")  # a resend (a rejoin): no Move before it
-    assert len(times.server_us) == 1
+    assert len(times.server_us) == 2
+    read_at = time.perf_counter()
+    times.move_read("m1", read_at)
+    times.move_handled("m1", read_at, answered=False)  # refused: no Turn answers it
+    times.turn_written("m1")
+    assert len(times.server_us) == len(times.handle_us) == 2
     times.move_read("m2", time.perf_counter())  # another match's clock is its own
     times.turn_written("m1")
-    assert len(times.server_us) == 1
+    assert len(times.server_us) == 2
     times.match_over("m2")
     assert "m2" not in times.clocks
     times.clear()

@@ -3,7 +3,8 @@
 On a real event loop: messages come out in the order of the calls, whichever thread
 makes them; a close comes after what was sent before it; a bounded outbox that fills
 ends with RESOURCE_EXHAUSTED and drops what is queued; a writer whose wait is cancelled
-loses nothing.
+loses nothing; a Turn for a waiting writer is written at once (``write_now``), and what
+follows it waits for that write.
 """
 
 from __future__ import annotations
@@ -73,3 +74,82 @@ def test_a_cancelled_wait_loses_nothing() -> None:
         return [first, *await drain(outbox)]
 
     assert asyncio.run(main()) == [b"turn", Close(grpc.StatusCode.ABORTED, "bye")]
+
+
+async def settle() -> None:
+    """A few loop iterations: the writer's wait (inside ``wait_for``) has begun."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+class Stream:
+    """A stream's write as the Play handler hands it to ``Outbox.write_now``: each call
+    is logged when it starts and completes when the test says (``finish``)."""
+
+    def __init__(self) -> None:
+        self.started: list[Any] = []
+        self.pending: list[asyncio.Future[None]] = []
+
+    async def write(self, item: Any) -> None:
+        self.started.append(item)
+        done = asyncio.get_running_loop().create_future()
+        self.pending.append(done)
+        await done
+
+    def finish(self, error: Exception | None = None) -> None:
+        done = self.pending.pop(0)
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+
+
+def test_a_turn_for_a_waiting_writer_is_written_at_once_and_order_is_kept() -> None:
+    """A Turn sent on the loop while the writer waits starts its write inside ``send``
+    (before the loop runs anything else); what is sent meanwhile waits for that write to
+    complete and comes out after it, in order, the Close last."""
+
+    async def main() -> tuple[list[Any], list[Any], list[Any]]:
+        stream = Stream()
+        outbox = Outbox(asyncio.get_running_loop())
+        outbox.write_now = stream.write
+        writer = asyncio.create_task(drain(outbox))
+        await settle()  # the writer waits for work
+        outbox.send(b"turn 1")
+        at_send = list(stream.started)  # no loop iteration in between
+        outbox.send(b"turn 2")
+        outbox.send("an error message")
+        outbox.close()
+        await settle()
+        assert not writer.done()  # held back while turn 1 is being written
+        stream.finish()
+        return at_send, stream.started, await writer
+
+    at_send, started, drained = asyncio.run(main())
+    assert at_send == [b"turn 1"] and started == [b"turn 1"]
+    assert drained == [b"turn 2", "an error message", Close()]
+
+
+def test_a_failed_write_ends_the_stream_and_a_cancelled_one_is_cancelled() -> None:
+    async def main() -> tuple[Outbox, list[Any], bool]:
+        stream = Stream()
+        failing = Outbox(asyncio.get_running_loop())
+        failing.write_now = stream.write
+        writer = asyncio.create_task(drain(failing))
+        await settle()
+        failing.send(b"turn")
+        stream.finish(ConnectionError("reset by peer"))
+        drained = await writer
+        cancelled = Outbox(asyncio.get_running_loop())
+        cancelled.write_now = stream.write
+        waiting = asyncio.create_task(cancelled.get())
+        await settle()
+        cancelled.send(b"turn")
+        cancelled.cancel_write()
+        await settle()
+        waiting.cancel()
+        return failing, drained, stream.pending[0].cancelled()
+
+    failing, drained, write_cancelled = asyncio.run(main())
+    assert failing.closed and failing.close_reason == "the stream failed: reset by peer"
+    assert drained == [Close(None, "the stream failed: reset by peer")] and write_cancelled
