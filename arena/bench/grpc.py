@@ -26,11 +26,14 @@ bots) so they do not share its GIL.
    ``transport``, the remainder (both gRPC stacks, the sockets, the scheduling).
    So a regression points at its side. Within ``server``: ``step`` (the match's step:
    the move applied and recorded, chance steps, the next observation and legal actions
-   from the engine) and ``Turn`` (encoding the next Turn and queuing it); the rest is
-   parsing the Move, its checks and the hop to the stream's writer.
+   from the engine) and ``Turn`` (encoding the next Turn and starting its write: at
+   once, as the next seat's stream waits for it); the rest is parsing the Move and
+   its checks.
 4. ``load``: ``--matches`` matches at once with bots thinking ``--think-ms`` per move
-   (randomised 0.5x-1.5x); p99 of the same exchange latency (think time excluded).
-   Goal: 200 matches with p99 within 2x of the single-match p99.
+   (randomised 0.5x-1.5x); p99 of the same exchange latency (think time excluded),
+   and its ratio to the exchange's p99 above. That exchange has no think time (a hot
+   server), so the ratio is not the concurrency goal's: ``arena bench server`` measures
+   that one, against bots with the same think time on an idle server.
 """
 
 from __future__ import annotations
@@ -56,7 +59,6 @@ from arena.server.timing import MoveTimes
 from arena.stats import percentile
 
 RATIO_GOAL = 1.5
-LOAD_GOAL = 2.0
 LOAD_PROCESSES = 2
 CLIENTS = ("python", "sdk", "node", "go")
 """The clients of ``--clients``: the protobuf client, the SDK, the example bots."""
@@ -360,7 +362,6 @@ def _load_figures(
         "seconds": seconds,
         "moves_per_s": round(load["n"] / seconds, 1),
         "p99_vs_single": round(load["p99_us"] / out["move_exchange"]["p99_us"], 2),
-        "goal": LOAD_GOAL,
     }
 
 
@@ -397,10 +398,9 @@ def split_line(row: dict[str, Any]) -> str:
 
 
 def load_line(load: dict[str, Any]) -> str:
-    ok = "ok" if load["p99_vs_single"] <= LOAD_GOAL else "over goal"
     return (
         f"{load['matches']} concurrent matches (think {load['think_ms']:g} ms): "
         f"median {load['median_us']:.1f} us, p99 {load['p99_us']:.1f} us = "
-        f"{load['p99_vs_single']:.2f}x single-match p99 (goal <= {LOAD_GOAL}x: {ok}); "
-        f"{load['moves_per_s']} moves/s"
+        f"{load['p99_vs_single']:.2f}x the no-think exchange's p99 (the concurrency goal "
+        f"is arena bench server's); {load['moves_per_s']} moves/s"
     )

@@ -166,6 +166,12 @@ class GameServer:
             loop.call_soon_threadsafe(self._pace_collector)
         return self.port
 
+    def _gauges(self) -> dict[str, float]:
+        """The probe's levels: matches hosted and not yet recorded (joining, running, or
+        finishing: e.g. played out after their bots left), and match threads alive."""
+        with self._threads_lock:
+            return {"hosted_matches": len(self._hosted), "match_threads": len(self._threads)}
+
     def _pace_collector(self) -> None:
         """A young collection now, and again in :data:`GC_PACE_S` (on the loop, until it
         stops); the middle generation instead when its count has reached its threshold, as
@@ -210,6 +216,7 @@ class GameServer:
         self._health = health
         if self.config.probe_path is not None:
             self.probe = LoadProbe()
+            self.probe.gauges = self._gauges
             self.probe.start()
             self.probe.write_every(Path(self.config.probe_path))
         return bound

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,9 @@ class LoadProbe:
         self._ticks = 0
         """Loop delay samples taken (the loop thread's counters are read every
         :data:`THREAD_READ_EVERY` th)."""
+        self.gauges: Callable[[], dict[str, float]] | None = None
+        """Levels to add to each snapshot as they are then (e.g. the game server's hosted
+        matches: ``arena bench server`` waits for them to end between load runs)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._handle: asyncio.TimerHandle | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -209,6 +213,7 @@ class LoadProbe:
             "gc_collected": self._gc_collected,
             "machine_busy_s": None if machine is None else machine[0],
             "machine_total_s": None if machine is None else machine[1],
+            "gauges": {} if self.gauges is None else self.gauges(),
         }
 
     def write_every(self, path: Path, every_s: float = 0.5) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from arena.bench.grpc_server import tail_of
+from arena.bench.grpc_server import BASELINE_MATCHES, tail_of
 from arena.server.probe import LoadProbe, window
 
 
@@ -51,6 +51,7 @@ def test_bench_server_reports_machine_tail_and_compare(
     run_cli: Any, tmp_path: Path, client: str
 ) -> None:
     """A tiny run in JSON with ``--compare``: the machine, the single match's stability,
+    the baseline and each run's ratio to it (which decides the goal),
     each run's tail (servers' and generators' probes, CPU per move), and the change per
     figure; with either load generator."""
     earlier = tmp_path / "earlier.json"
@@ -65,10 +66,17 @@ def test_bench_server_reports_machine_tail_and_compare(
     assert out["load_client"] == client
     assert out["machine"]["cpus"] >= 1 and len(out["machine"]["load_average"]) == 3
     assert out["single_match"]["stability"]["repeats"] == 1
+    baseline = out["baseline"]
+    assert baseline["matches"] == BASELINE_MATCHES and baseline["n"] > 0
     for k in ("1_process", "2_process"):
         (run,) = out["scale"][k]["runs"]
         tail = run["tail"]
         assert run["matches"] == 3 and run["n"] > 0 and run["stability"]["repeats"] == 1
+        assert run["p99_vs_baseline"] == round(run["p99_us"] / baseline["p99_us"], 2)
+        assert run["settle_s"] is not None  # each run began once the servers hosted nothing
+        assert run["p99_vs_single"] == round(run["p99_us"] / out["single_match"]["p99_us"], 2)
+        held = out["scale"][k]["held_matches"]
+        assert held == (3 if run["p99_vs_baseline"] <= out["goal"] else 0)
         assert tail["server_cpu_cores"] > 0 and tail["load_cpu_cores"] > 0
         assert tail["server_cpu_us_per_move"] > 0 and tail["load_cpu_us_per_move"] > 0
         assert tail["server_delay_max_ms"] >= tail["server_delay_p99_ms"] > 0

@@ -91,7 +91,8 @@ def test_hosted_matches_start_and_finish_with_threads_started_off_the_loop() -> 
 def test_the_load_probe_reports_a_real_servers_loop_gc_and_cpu(tmp_path: Path) -> None:
     """A server with a probe file: while a match plays, the file holds cumulative figures
     that grow (loop delay samples, CPU); a collection forced meanwhile is counted; the
-    window of two snapshots turns them into figures."""
+    window of two snapshots turns them into figures; the hosted-matches gauge counts the
+    match from its creation until it is recorded."""
     path = tmp_path / "probe.json"
     with running_server(probe_path=str(path)) as server:
         assert server.probe is not None
@@ -100,14 +101,20 @@ def test_the_load_probe_reports_a_real_servers_loop_gc_and_cpu(tmp_path: Path) -
             time.sleep(0.05)
         before = read_snapshot(path)
         assert before is not None
+        assert before["gauges"] == {"hosted_matches": 0, "match_threads": 0}
         table = host(server, seed=3)
+        while (read_snapshot(path) or before)["gauges"]["hosted_matches"] != 1:
+            assert time.monotonic() < deadline, "the hosted match is not in the probe file"
+            time.sleep(0.05)
         for bot in play_with_sdk(server, table):
             bot.join(WAIT_S)
         assert table.done.wait(WAIT_S)
         gc.collect(0)
         after = before
-        while after["gc_by_generation"][0] == before["gc_by_generation"][0] or (
-            sum(after["delay"]) == sum(before["delay"])
+        while (
+            after["gc_by_generation"][0] == before["gc_by_generation"][0]
+            or sum(after["delay"]) == sum(before["delay"])
+            or after["gauges"]["hosted_matches"] != 0  # (recorded once over)
         ):
             assert time.monotonic() < deadline, "the probe file did not move"
             time.sleep(0.1)
