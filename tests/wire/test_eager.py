@@ -51,46 +51,27 @@ def test_a_coroutine_that_never_waits_and_one_that_fails_at_once() -> None:
     assert isinstance(broken.exception(), KeyError)
 
 
-def test_cancelling_the_task_cancels_the_coroutine_and_its_wait() -> None:
-    async def main() -> tuple[list[str], bool]:
-        loop = asyncio.get_running_loop()
-        log: list[str] = []
-        never = loop.create_future()
-
-        async def job() -> None:
-            try:
-                await never
-            except asyncio.CancelledError:
-                log.append("cancelled")
-                raise
-
-        task = start_now(job())
-        await asyncio.sleep(0)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        return log, never.cancelled()
-
-    assert asyncio.run(main()) == (["cancelled"], True)
+async def wait_cancellable(never: asyncio.Future[None], log: list[str]) -> None:
+    """Waits for ``never``; logs the cancellation it gets instead."""
+    try:
+        await never
+    except asyncio.CancelledError:
+        log.append("cancelled")
+        raise
 
 
-def test_cancelled_before_its_task_ran_cancels_the_coroutine_too() -> None:
-    """Cancelled in the same loop iteration that started it (before the task's first
-    step): the coroutine still gets its CancelledError and its wait is cancelled."""
+@pytest.mark.parametrize("early", [False, True])
+def test_cancelling_the_task_cancels_the_coroutine_and_its_wait(early: bool) -> None:
+    """Cancelled once its task runs, or in the same loop iteration that started it
+    (``early``: before the task's first step): the coroutine gets its CancelledError and
+    the future it waits for is cancelled."""
 
     async def main() -> tuple[list[str], bool, bool]:
-        loop = asyncio.get_running_loop()
         log: list[str] = []
-        never = loop.create_future()
-
-        async def job() -> None:
-            try:
-                await never
-            except asyncio.CancelledError:
-                log.append("cancelled")
-                raise
-
-        task = start_now(job())
+        never: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        task = start_now(wait_cancellable(never, log))
+        if not early:
+            await asyncio.sleep(0)
         task.cancel()
         for _ in range(3):  # the task's step, then its done callbacks
             await asyncio.sleep(0)
