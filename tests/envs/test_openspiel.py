@@ -199,7 +199,10 @@ def test_openspiel_ismcts_plays_a_full_game(game_id: str) -> None:
             action = int(rng.choice(state.legal_actions()))
         state.apply_action(action)
     assert searched > 5
-    assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+    ranks = state.engine_state.result().ranks
+    # rank rewards (a general-sum game): +1 for rank 1, -1 for rank 2; a tie is two firsts
+    assert state.returns() == [1.0 if rank == 1 else -1.0 for rank in ranks]
+    assert sorted(state.returns()) in ([-1.0, 1.0], [1.0, 1.0])
 
 
 def test_outcome_sampling_mccfr_runs_on_dziobaki() -> None:
