@@ -380,10 +380,10 @@ def run_server_bench(
     load_choice: str = "auto",
 ) -> dict[str, Any]:
     """Two ``arena serve`` processes for the load: the single match, the baseline, the
-    burst and the 1-process runs on the first, the 2-process runs on both; then the flood on a fresh
-    one (its unjoined matches would hold ``--max-pending`` for the other measurements,
-    and matches left over from a load run would share its CPU). Prints as it goes (text)
-    or the JSON at the end."""
+    burst and the 1-process runs on the first, the 2-process runs on both; then the
+    flood on a fresh one (its unjoined matches would hold ``--max-pending`` for the other
+    measurements, and matches left over from a load run would share its CPU). Prints as
+    it goes (text) or the JSON at the end."""
     # hex: never starts with "-", which argparse would take for an option
     token = secrets.token_hex(16)
     info = report.machine()
