@@ -26,9 +26,9 @@ bots) so they do not share its GIL.
    ``transport``, the remainder (both gRPC stacks, the sockets, the scheduling).
    So a regression points at its side. Within ``server``: ``step`` (the match's step:
    the move applied and recorded, chance steps, the next observation and legal actions
-   from the engine) and ``Turn`` (encoding the next Turn and starting its write: at
-   once, as the next seat's stream waits for it); the rest is parsing the Move and
-   its checks.
+   from the engine) and ``Turn`` (encoding the next Turn and handing it to gRPC: at
+   once, as the next seat's stream waits for it; gRPC's send counts as transport); the
+   rest is parsing the Move and its checks.
 4. ``load``: ``--matches`` matches at once with bots thinking ``--think-ms`` per move
    (randomised 0.5x-1.5x); p99 of the same exchange latency (think time excluded),
    and its ratio to the exchange's p99 above. That exchange has no think time (a hot

@@ -270,7 +270,7 @@ class Table:
         if seat is None or not seat.can_issue_locked() or not seat.issue_locked(turn, started):
             self.hand_back_locked((TURN, turn))
         elif times is not None:
-            times.advanced(started, stepped, time.perf_counter())
+            times.advanced(self.match_id, started, stepped, time.perf_counter())
 
     def seat_lost_locked(self) -> None:
         """A seat's stream broke (turn lock held): the match thread recomputes its wait

@@ -73,9 +73,16 @@ class MoveTimes:
         elif (clock := self.clocks.get(match_id)) is not None:
             clock.move_read = None
 
-    def advanced(self, started: float, stepped: float, queued: float) -> None:
-        """A good Move advanced its match inline (perf_counter readings): the step from
-        ``started`` to ``stepped``, the next Turn encoded and queued by ``queued``."""
+    def advanced(self, match_id: str, started: float, stepped: float, queued: float) -> None:
+        """A good Move of ``match_id`` advanced its match inline (perf_counter readings):
+        the step from ``started`` to ``stepped``, the next Turn encoded and queued by
+        ``queued``, or handed to gRPC before that (written at once, :meth:`turn_written`:
+        then the Turn's part ends there, and gRPC's send is the transport's, as when the
+        stream's writer hands it over)."""
+        clock = self.clocks.get(match_id)
+        written = None if clock is None else clock.turn_written
+        if written is not None and stepped <= written <= queued:
+            queued = written
         if len(self.step_us) < MAX_SAMPLES:
             self.step_us.append((stepped - started) * 1e6)
             self.turn_us.append((queued - stepped) * 1e6)

@@ -14,7 +14,7 @@ import pytest
 
 from arena.bench.grpc import parse_clients, split_line, split_row
 from arena.errors import UserError
-from arena.server.timing import MAX_SAMPLES, MoveTimes
+from arena.server.timing import MAX_SAMPLES, MoveClock, MoveTimes
 
 
 def test_move_times_count_a_turn_that_answers_a_move() -> None:
@@ -85,14 +85,18 @@ def test_clients_are_named_and_python_always_runs() -> None:
 
 
 def test_server_parts_are_recorded_bounded_and_shown() -> None:
-    """A Move advanced inline gives its step and Turn times (given readings); they are
-    bounded like the rest, cleared with them, and shown after the split's sum."""
+    """A Move advanced inline gives its step and Turn times (given readings; a Turn written
+    at once ends where gRPC's send begins); they are bounded like the rest, cleared with
+    them, and shown after the split's sum."""
     times = MoveTimes()
-    times.advanced(10.0, 10.000040, 10.000060)
+    times.advanced("m", 10.0, 10.000040, 10.000060)
     assert times.step_us == pytest.approx([40.0]) and times.turn_us == pytest.approx([20.0])
-    times.step_us.extend([1.0] * (MAX_SAMPLES - 1))
-    times.advanced(0.0, 1.0, 2.0)
-    assert len(times.step_us) == MAX_SAMPLES and len(times.turn_us) == 1
+    times.clocks["m"] = MoveClock(turn_written=10.000050)  # written at once, inside the Turn
+    times.advanced("m", 10.0, 10.000040, 10.000090)  # (gRPC's start of the send excluded)
+    assert times.turn_us[1] == pytest.approx(10.0)
+    times.step_us.extend([1.0] * (MAX_SAMPLES - 2))
+    times.advanced("m", 0.0, 1.0, 2.0)
+    assert len(times.step_us) == MAX_SAMPLES and len(times.turn_us) == 2
     times.clear()
     assert times.step_us == times.turn_us == []
     times = MoveTimes(
