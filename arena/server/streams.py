@@ -5,7 +5,9 @@ queue; match threads push messages into it with :meth:`Outbox.send`, which is
 thread-safe. :meth:`Outbox.close` ends the stream after the queued messages, with OK or
 with an error status. Messages keep the order of the calls whichever thread makes them:
 a call on the loop goes straight into the queue unless messages sent from other threads
-are still on their way (then it queues behind them).
+are still on their way (then it queues behind them). A Play handler also gives its
+outbox the stream's write (:attr:`Outbox.write_now`): a Turn sent on the loop while the
+writer waits for work is written at once, by whoever sent it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A move exchange crosses three parts: the server (reading the Move, checking it, the
 engine step and chance steps, the next observation and legal actions, encoding the
-Turn, handing it to the stream's writer), the bot (decoding the Turn, choosing,
+Turn, handing it to gRPC), the bot (decoding the Turn, choosing,
 encoding the Move) and the transport between them (both gRPC stacks, the sockets, the
 scheduling of both processes). The bench measures the whole exchange and the bot's
 part on the client; the server's part can only be measured here. So a regression
@@ -41,8 +41,9 @@ class MoveTimes:
 
     server_us: list[float] = field(default_factory=list)
     """From reading a Move to handing the Turn it leads to to gRPC's write (the next
-    seat's Turn: parse, checks, engine and chance steps, observation, encoding, the hop
-    from the stream's reader to its writer)."""
+    seat's Turn: parse, checks, engine and chance steps, observation, encoding; and the
+    hop from the stream's reader to its writer when the writer was busy, else none: the
+    reader hands the Turn over itself, ``Outbox.write_now``)."""
     handle_us: list[float] = field(default_factory=list)
     """From reading a Move to the stream's reader done with it: the checks, the step, the
     next Turn encoded and its write started (when its stream's writer was waiting, as
