@@ -87,7 +87,6 @@ async def _resume(coro: Coroutine[Any, Any, T], waiting: Any, resumed: list[bool
             if waiting is None:  # a bare yield: one loop iteration
                 await asyncio.sleep(0)
             else:
-                waiting._asyncio_future_blocking = False
                 await _done(waiting)
         except asyncio.CancelledError:  # this task was cancelled: so is the coroutine
             cancelled = True
