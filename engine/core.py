@@ -118,11 +118,12 @@ class Action:
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {"kind": self.KIND}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
+        cls: type = type(self)  # (type[Action] -> type: the cache's key)
+        for name, key in _json_keys(cls):
+            value = getattr(self, name)
             if value is None:
                 continue
-            out[f.name.rstrip("_")] = _to_jsonable(value)
+            out[key] = _to_jsonable(value)
         return out
 
     @classmethod
@@ -202,10 +203,22 @@ class Action:
         return " ".join(parts)
 
 
+_DIGEST_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+"""What :meth:`State.digest` hashes the payload with: ``json.dumps(payload,
+sort_keys=True, separators=(",", ":"))``, without building an encoder per call."""
+
+
 def _to_jsonable(value: Any) -> JSON:
     if isinstance(value, tuple):
         return [_to_jsonable(v) for v in value]
     return value
+
+
+@functools.cache
+def _json_keys(cls: type) -> tuple[tuple[str, str], ...]:
+    """(field name, JSON key) of each field of action class ``cls`` (once per class: the
+    match runner records every step's action as JSON)."""
+    return tuple((f.name, f.name.rstrip("_")) for f in dataclasses.fields(cls))
 
 
 @functools.cache
@@ -702,8 +715,7 @@ class State:
             "players": self.num_players,
             "state": self._digest_layout(),
         }
-        blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return hashlib.sha256(_DIGEST_JSON.encode(payload).encode()).hexdigest()
 
     def resample(self, seat: int, rng: random.Random) -> State:
         """A full state consistent with ``observation(seat)``; unseen parts re-drawn."""

@@ -139,8 +139,23 @@ def _copy_expr(hint: Any, v: str, where: str, depth: int = 0) -> str:
     )
 
 
+_SCALAR_TYPES = frozenset(_SCALARS)
+"""The scalar types themselves (not their subclasses: an ``IntEnum`` takes the general
+path): what :func:`_encode_default` returns as it is, found by one set lookup."""
+
+
 def _encode_default(value: Any) -> JSON:
-    """The JSON form of a field value: lists for lists/tuples, sorted lists for sets."""
+    """The JSON form of a field value: lists for lists/tuples, sorted lists for sets.
+
+    Digests call this on every field of a state (every few steps of every match), so the
+    common shapes come first: a scalar, and a list or tuple of scalars (checked and
+    copied in C: ``map(type, ...)`` into one set test, then ``list``). Anything else,
+    subclasses included, takes the general path below, so the result is the same."""
+    kind = type(value)
+    if kind in _SCALAR_TYPES:
+        return value
+    if (kind is list or kind is tuple) and _SCALAR_TYPES.issuperset(map(type, value)):
+        return list(value)
     if isinstance(value, list | tuple):
         return [_encode_default(v) for v in value]
     if isinstance(value, set | frozenset):

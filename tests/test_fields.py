@@ -3,13 +3,15 @@ layout and rebuild; a field the mechanism cannot copy safely is refused by name.
 
 from __future__ import annotations
 
+import enum
+import json
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import pytest
 
-from engine.core import JSON, Game, State
-from engine.fields import Digest, build
+from engine.core import JSON, Action, Game, State, _json_keys
+from engine.fields import Digest, _encode_default, build
 
 PHASES = ("setup", "play")
 
@@ -139,3 +141,60 @@ def test_a_value_without_a_json_form_is_named_with_its_field() -> None:
     state = build(Opaque, ToyGame(), 2, {}, thing=object())
     with pytest.raises(TypeError, match=r"Opaque\.thing: a object has no JSON form"):
         state.digest()
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+
+
+class Name(str):
+    """A str subclass: not a scalar type itself, so it takes the general path."""
+
+
+def _reference(value: Any) -> Any:
+    """The documented rule, spelled plainly: lists for lists and tuples, sorted lists for
+    sets, string keys for dicts, ``to_json()`` for objects, scalars (and their
+    subclasses) as they are."""
+    if isinstance(value, list | tuple):
+        return [_reference(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(_reference(v) for v in value)
+    if isinstance(value, dict):
+        return {str(k): _reference(v) for k, v in value.items()}
+    if isinstance(value, int | float | str | bool | bytes | type(None)):
+        return value
+    return value.to_json()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [], (), ["a", 1, 2.5, True, None], ("x", "y"), [[1, 2], (3,), []], [Level.LOW, 2],
+        [Name("n"), "m"], {3: [1, (2,)], "k": {5, 4}}, [Piece([1]), 1], ((1, "a"), [None]),
+        Level.LOW, Name("z"), 7, None,
+    ],
+)  # fmt: skip
+def test_the_digest_encoding_fast_paths_give_what_the_rule_gives(value: Any) -> None:
+    """Scalars and lists of scalars skip the general path (digests call it for every
+    field); the JSON is the same, subclasses of scalars included, with the same types."""
+    encoded = _encode_default(value)
+    assert encoded == _reference(value)
+    assert json.dumps(encoded) == json.dumps(_reference(value))
+    if isinstance(value, list | tuple):
+        assert type(encoded) is list and encoded is not value  # a copy, never the field
+
+
+def test_action_json_keys_are_read_once_per_class() -> None:
+    """``to_json`` writes a field ending in ``_`` without it and leaves out None, from
+    the (name, key) pairs cached per class."""
+
+    @dataclass(frozen=True, slots=True)
+    class Move(Action):
+        KIND: ClassVar[str] = "move"
+        from_: int
+        to: tuple[int, ...]
+        note: str | None = None
+
+    assert Move(1, (2, 3)).to_json() == {"kind": "move", "from": 1, "to": [2, 3]}
+    assert Move(1, (), "x").to_json() == {"kind": "move", "from": 1, "to": [], "note": "x"}
+    assert _json_keys(Move) == (("from_", "from"), ("to", "to"), ("note", "note"))
