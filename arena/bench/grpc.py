@@ -14,9 +14,10 @@ bots) so they do not share its GIL.
    Move to holding the next Turn decoded: request parsing, sequence and legality
    checks, the engine step (and chance steps), the next observation and legal actions
    as typed messages, the response and its decoding. Goal: median and p99 within
-   1.5x of the ping-pong. Measured with the ping-pong in each repeat (so a change of
-   the machine's load moves both) until the median ratio is stable
-   (:mod:`arena.bench.report`).
+   1.5x of the ping-pong. Both are measured by one client on one channel, interleaved
+   in blocks of :data:`PINGPONG_BLOCK` (a block of round trips after every block of
+   moves), so a change of the machine's speed moves both; repeated until the median
+   ratio is stable (:mod:`arena.bench.report`).
 3. ``clients``: where a move goes, per client: the Python protobuf client, the Python
    SDK (``bots.sdk``), the Node bot (``bots/node``) and the Go bot (``bots/go``), each
    the client of the same matches. Per move: ``cycle`` (on the server: from one Turn
@@ -59,6 +60,9 @@ from arena.server.timing import MoveTimes
 from arena.stats import percentile
 
 RATIO_GOAL = 1.5
+PINGPONG_BLOCK = 100
+"""Moves, then ping-pong round trips, per block of the interleaved measurement (a
+fraction of a second each: the pairs see the same machine)."""
 LOAD_PROCESSES = 2
 CLIENTS = ("python", "sdk", "node", "go")
 """The clients of ``--clients``: the protobuf client, the SDK, the example bots."""
@@ -168,13 +172,15 @@ class Bench:
         """Per repeat: the ping-pong, the exchange and the protobuf client's split."""
 
     def repeat(self) -> float:
-        """One ping-pong and one protobuf-client measurement; returns the median ratio."""
-        address = self.server.address
-        moves = str(self.moves)
-        (pp,) = _clients(address, [["--mode", "pingpong", "--moves", moves]], 300)
+        """One measurement of the protobuf client, the ping-pong interleaved; returns the
+        median ratio."""
         self.times.clear()
-        (game,) = _clients(address, [["--mode", "game", "--moves", moves]], 300)
-        ping, exchange = summary(pp["latencies_us"]), summary(game["latencies_us"])
+        args = ["--mode", "game", "--moves", str(self.moves)]
+        (game,) = _clients(
+            self.server.address, [[*args, "--pingpong-block", str(PINGPONG_BLOCK)]], 300
+        )
+        ping = {**summary(game["pingpong_us"]), "blocks": game["pingpong_blocks"]}
+        exchange = summary(game["latencies_us"])
         run: dict[str, Any] = {
             "ping_pong": ping,
             "move_exchange": exchange,

@@ -2,14 +2,15 @@
 
 Modes:
 
-- ``pingpong``: one bidi stream of the server's raw echo method; each sample is the
-  round trip of a 200-byte message;
 - ``game``: Zooloretto Mini matches (CreateMatch, both seats played here, random legal
   indices, no think time); each sample is the time from writing a Move's bytes to
   holding the next Turn of that match decoded (one full move exchange: request,
   validation, engine step, chance steps, next observation and legal actions, response,
   decoding); ``client_us``: per Turn, this client's own part (decoding the Turn,
-  choosing, encoding the Move);
+  choosing, encoding the Move). With ``--pingpong-block B``, ``pingpong_us`` too: after
+  every B moves, B ping-pong round trips on a stream of the same channel
+  (:class:`PingPongs`), so that the two figures of ``bench grpc``'s ratio are taken in
+  the same seconds;
 - ``sdk``: the same matches, each seat played by the Python SDK (``bots.sdk.run``, a
   random legal index); ``client_us``: per Turn, the SDK's part before the bot's
   ``choose`` (decoding the observation, the legal moves; ``Clock.elapsed_ms``);
@@ -83,20 +84,43 @@ class Samples:
         return time.perf_counter() >= self.stop_at
 
 
-async def pingpong(address: str, n: int, warmup: int) -> list[float]:
-    async with grpc.aio.insecure_channel(address) as channel:
-        call: grpc.aio.StreamStreamCall[bytes, bytes] = channel.stream_stream(
+class PingPongs:
+    """The raw ping-pong, measured between a match's moves: after every ``block`` moves,
+    ``block`` round trips of :data:`PAYLOAD` on the echo stream of the same channel.
+
+    Both figures of a ratio are then taken in the same seconds, in blocks a fraction of a
+    second long. Measured one after the other (a ping-pong run, then a game run), they
+    were not: on a shared machine the speed changes between runs by more than the ratio's
+    margin (the ping-pong alone moved 176-250 us from one run to the next here)."""
+
+    def __init__(self, block: int) -> None:
+        self.block = block
+        self.latencies_us: list[float] = []
+        self.blocks = 0
+        """Blocks run (a measurement of N moves has at least N / ``block``)."""
+        self._moves = 0
+        self._call: grpc.aio.StreamStreamCall[bytes, bytes] | None = None
+
+    def open(self, channel: grpc.aio.Channel) -> None:
+        self._call = channel.stream_stream(
             ECHO, request_serializer=None, response_deserializer=None
         )()
-        out: list[float] = []
-        for i in range(n + warmup):
+
+    async def after_move(self, last: bool) -> bool:
+        """Count a timed move; after every ``block``-th, and after the ``last``, as many
+        round trips as moves since the previous block (the match waits: its seat answers
+        after them). So there are as many round trips as moves. True if a block ran."""
+        self._moves += 1
+        due = self._moves - len(self.latencies_us)
+        if (due < self.block and not last) or self._call is None:
+            return False
+        for _ in range(due):
             t0 = time.perf_counter()
-            await call.write(PAYLOAD)
-            await call.read()
-            if i >= warmup:
-                out.append((time.perf_counter() - t0) * 1e6)
-        await call.done_writing()
-        return out
+            await self._call.write(PAYLOAD)
+            await self._call.read()
+            self.latencies_us.append((time.perf_counter() - t0) * 1e6)
+        self.blocks += 1
+        return True
 
 
 class MatchClock:
@@ -116,6 +140,7 @@ async def play_seat(
     samples: Samples,
     think_s: float,
     rng: random.Random,
+    pings: PingPongs | None = None,
 ) -> None:
     call: PlayCall = channel.stream_stream(
         PLAY, request_serializer=None, response_deserializer=None
@@ -136,6 +161,8 @@ async def play_seat(
             if clock.sent is not None:
                 samples.add(time.perf_counter() - clock.sent)
                 clock.sent = None
+                if pings is not None and await pings.after_move(samples.done()):
+                    received = time.perf_counter()  # (the block is nobody's overhead)
             if think_s:
                 await asyncio.sleep(think_s * (0.5 + rng.random()))
                 received = time.perf_counter()  # (the think time is nobody's overhead)
@@ -151,13 +178,21 @@ async def play_seat(
 
 
 async def play_matches(
-    address: str, concurrent: int, samples: Samples, think_s: float, seed: int
+    address: str,
+    concurrent: int,
+    samples: Samples,
+    think_s: float,
+    seed: int,
+    pings: PingPongs | None = None,
 ) -> int:
     """Keep ``concurrent`` matches running until ``samples`` is done; returns matches
-    played. ``address``: one server, or several comma-separated (round-robin)."""
+    played. ``address``: one server, or several comma-separated (round-robin).
+    ``pings``: the ping-pong between moves, on the first server's channel."""
     rng = random.Random(seed)
     played = 0
     channels = [grpc.aio.insecure_channel(a) for a in address.split(",")]
+    if pings is not None:
+        pings.open(channels[0])
     try:
         stubs = [pb_grpc.GameServiceStub(c) for c in channels]
 
@@ -175,7 +210,7 @@ async def play_matches(
                     clock = MatchClock()
                     await asyncio.gather(
                         *(
-                            play_seat(channel, s.credential, clock, samples, think_s, rng)
+                            play_seat(channel, s.credential, clock, samples, think_s, rng, pings)
                             for s in created.seats
                         )
                     )
@@ -330,9 +365,7 @@ async def burst(address: str, n: int) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description="arena bench grpc client")
     parser.add_argument("--address", required=True)
-    parser.add_argument(
-        "--mode", choices=("pingpong", "game", "sdk", "load", "flood", "burst"), required=True
-    )
+    parser.add_argument("--mode", choices=("game", "sdk", "load", "flood", "burst"), required=True)
     parser.add_argument("--token", default="")
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
@@ -341,6 +374,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--warmup-s", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pingpong-block", type=int, default=0)
     args = parser.parse_args()
     # The client's own collector pauses would count as server latency: same settings as
     # the server (arena.server.hub.GC_THRESHOLD), everything loaded so far frozen.
@@ -353,13 +387,15 @@ def main() -> None:
         out = asyncio.run(flood(args.address, args.matches))
     elif args.mode == "burst":
         out = asyncio.run(burst(args.address, args.matches))
-    elif args.mode == "pingpong":
-        out["latencies_us"] = asyncio.run(pingpong(args.address, args.moves, args.warmup))
     elif args.mode == "game":
         samples = Samples(wanted=args.moves + args.warmup)
-        out["matches"] = asyncio.run(play_matches(args.address, 1, samples, 0.0, args.seed))
+        pings = PingPongs(args.pingpong_block) if args.pingpong_block > 0 else None
+        out["matches"] = asyncio.run(play_matches(args.address, 1, samples, 0.0, args.seed, pings))
         out["latencies_us"] = samples.latencies_us[args.warmup :]
         out["client_us"] = samples.client_us[args.warmup :]
+        if pings is not None:
+            out["pingpong_us"] = pings.latencies_us[args.warmup :]
+            out["pingpong_blocks"] = pings.blocks
     elif args.mode == "sdk":
         out = sdk_matches(args.address, args.moves, args.warmup, args.seed)
     else:

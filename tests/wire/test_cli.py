@@ -108,8 +108,9 @@ def test_play_with_a_missing_program_is_a_user_error(run_cli: Any) -> None:
 
 @pytest.mark.server
 def test_bench_grpc_json(run_cli: Any, tmp_path: Path) -> None:
-    """The exchange vs the ping-pong, the per-move split of the protobuf client and the
-    SDK (server, client, transport add up to the cycle), the load, and --compare."""
+    """The exchange vs the ping-pong (interleaved, as many of each), the per-move split of
+    the protobuf client and the SDK (server, client, transport add up to the cycle), the
+    load, and --compare."""
     done = run_cli(
         "bench", "grpc", "--json", "--moves", "100", "--matches", "4", "--seconds", "1",
         "--think-ms", "20", "--clients", "sdk", "--repeats", "1", "--max-repeats", "1",
@@ -118,6 +119,9 @@ def test_bench_grpc_json(run_cli: Any, tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["machine"]["cpus"] >= 1 and len(report["machine"]["load_average"]) == 3
     assert report["ping_pong"]["n"] == 100 and report["move_exchange"]["n"] == 100
+    assert (
+        report["ping_pong"]["blocks"] == 3
+    )  # interleaved: after 100, 200, 300 moves (warm-up 200)
     assert report["ratio_median"] > 0 and report["stability"]["repeats"] == 1
     assert report["load"]["matches"] == 4 and report["load"]["n"] > 0
     rows = report["clients"]
