@@ -203,11 +203,6 @@ class Action:
         return " ".join(parts)
 
 
-_DIGEST_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
-"""What :meth:`State.digest` hashes the payload with: ``json.dumps(payload,
-sort_keys=True, separators=(",", ":"))``, without building an encoder per call."""
-
-
 def _to_jsonable(value: Any) -> JSON:
     if isinstance(value, tuple):
         return [_to_jsonable(v) for v in value]
@@ -570,6 +565,11 @@ class Game:
         state's observation with ``observation`` afterwards.
         """
         raise NotImplementedError(f"{self.id} does not rebuild states from observations")
+
+
+_DIGEST_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+"""What :meth:`State.digest` hashes the payload with: ``json.dumps(payload,
+sort_keys=True, separators=(",", ":"))``, without building an encoder per call."""
 
 
 class State:
