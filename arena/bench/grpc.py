@@ -175,10 +175,10 @@ class Bench:
         """One measurement of the protobuf client, the ping-pong interleaved; returns the
         median ratio."""
         self.times.clear()
-        args = ["--mode", "game", "--moves", str(self.moves)]
-        (game,) = _clients(
-            self.server.address, [[*args, "--pingpong-block", str(PINGPONG_BLOCK)]], 300
-        )
+        args = [
+            "--mode", "game", "--moves", str(self.moves), "--pingpong-block", str(PINGPONG_BLOCK),
+        ]  # fmt: skip
+        (game,) = _clients(self.server.address, [args], 300)
         ping = {**summary(game["pingpong_us"]), "blocks": game["pingpong_blocks"]}
         exchange = summary(game["latencies_us"])
         run: dict[str, Any] = {
