@@ -4,7 +4,9 @@ A figure measured on a busy machine, or once, says little: the same code measure
 can differ by 30 % when other processes share the cores. So every benchmark
 
 * prints (and puts in its JSON, under ``machine``) the core count and the load average
-  when it ran (:func:`machine` / :func:`header_line`), so a reader can judge the figure;
+  when it ran, and what idle cores do (:mod:`arena.cpu_idle`: on a virtual machine whose
+  cores halt when idle, a latency figure can double) (:func:`machine` /
+  :func:`header_line`), so a reader can judge the figure;
 * repeats a measurement until it is stable (:func:`until_stable`): the relative spread
   of the running medians of the last ``window`` repeats must fall under ``threshold``,
   within ``max_repeats`` repeats, and the JSON says whether it did (``stable``);
@@ -22,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import cpu_idle
 from arena.errors import UserError
 
 WINDOW = 3
@@ -33,9 +36,13 @@ MAX_REPEATS = 9
 
 
 def machine() -> dict[str, Any]:
-    """The core count and 1/5/15-minute load averages, now."""
+    """The core count, 1/5/15-minute load averages and what idle cores do, now."""
     one, five, fifteen = os.getloadavg()
-    return {"cpus": os.cpu_count() or 1, "load_average": [one, five, fifteen]}
+    return {
+        "cpus": os.cpu_count() or 1,
+        "load_average": [one, five, fifteen],
+        "cpu_idle": cpu_idle.cpu_idle(),
+    }
 
 
 def header_line(info: Mapping[str, Any]) -> str:
@@ -43,12 +50,17 @@ def header_line(info: Mapping[str, Any]) -> str:
 
     >>> header_line({"cpus": 2, "load_average": [0.52, 1.0, 1.25]})
     'machine: 2 cores, load average 0.52 / 1.00 / 1.25 (1 / 5 / 15 min)'
+    >>> header_line({"cpus": 2, "load_average": [0.52, 1.0, 1.25], "cpu_idle": {
+    ...     "driver": "haltpoll", "wakeup_limit_us": 0, "wakeup_limit_known": True}}).split("; ")[1]
+    'idle cores: haltpoll, wake-up limit 0 us'
     """
     one, five, fifteen = info["load_average"]
-    return (
+    line = (
         f"machine: {info['cpus']} cores, load average {one:.2f} / {five:.2f} / {fifteen:.2f}"
         " (1 / 5 / 15 min)"
     )
+    idle = info.get("cpu_idle")  # (not in the JSON of runs before it was measured)
+    return line if idle is None else f"{line}; {cpu_idle.describe(idle)}"
 
 
 @dataclass(frozen=True)
@@ -219,11 +231,31 @@ def compare_lines(before: Any, after: Any) -> list[str]:
     """
     changes = compare(before, after)
     lines = [f"compared with the earlier run ({len(changes)} figures in both):"]
+    idle = [_idle_of(run) for run in (before, after)]
+    if None not in idle and idle[0] != idle[1]:
+        lines.append(
+            f"  (the runs' idle cores differ: before {idle[0]}; now {idle[1]}: latencies are not "
+            "comparable)"
+        )
     for c in changes:
         r = c.ratio
         delta = "n/a" if r is None else f"{100 * (r - 1):+.1f}%"
         lines.append(f"  {c.key}  {c.before:.4g} -> {c.after:.4g}  ({delta})")
     return lines
+
+
+def _idle_of(run: Any) -> str | None:
+    """What a run's idle cores did, in words (None when its JSON does not say).
+
+    >>> _idle_of({"machine": {"cpu_idle": {"driver": "haltpoll", "wakeup_limit_us": None,
+    ...     "wakeup_limit_known": True}}})
+    'haltpoll, no wake-up limit'
+    """
+    machine = run.get("machine") if isinstance(run, Mapping) else None
+    idle = machine.get("cpu_idle") if isinstance(machine, Mapping) else None
+    if not isinstance(idle, Mapping):
+        return None
+    return cpu_idle.describe(idle).removeprefix("idle cores: ")
 
 
 def load_earlier(path: Path | None) -> Any:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import user_errors
+from arena.cli.common import CPU_WAKEUP, user_errors
 from arena.errors import UserError
 
 REPEATS = Annotated[int, typer.Option("--repeats", help="Least measurements per figure (median).")]
@@ -79,27 +79,30 @@ def bench_grpc_cmd(
     max_repeats: MAX_REPEATS = 9,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     compare: Annotated[Path | None, COMPARE] = None,
+    cpu_wakeup_us: CPU_WAKEUP = None,
 ) -> None:
     """Move exchange vs raw ping-pong, the split per client (server, client, transport), load."""
     from arena.bench.grpc import parse_clients, run_bench
     from arena.bench.report import load_earlier
+    from arena.cpu_idle import wakeup_limit
 
     _check_repeats(repeats, max_repeats)
     if moves < 10 or matches < 0 or seconds <= 0:
         raise UserError("--moves must be >= 10, --matches >= 0 and --seconds > 0")
     parse_clients(clients)
     earlier = load_earlier(compare)
-    run_bench(
-        moves,
-        matches,
-        think_ms,
-        seconds,
-        clients=clients,
-        repeats=repeats,
-        max_repeats=max_repeats,
-        as_json=as_json,
-        earlier=earlier,
-    )
+    with wakeup_limit(cpu_wakeup_us):
+        run_bench(
+            moves,
+            matches,
+            think_ms,
+            seconds,
+            clients=clients,
+            repeats=repeats,
+            max_repeats=max_repeats,
+            as_json=as_json,
+            earlier=earlier,
+        )
 
 
 @user_errors
@@ -129,12 +132,14 @@ def bench_server_cmd(
             help="Load generator: go (bots/go/loadgen), python, or auto (go when it builds).",
         ),
     ] = "auto",
+    cpu_wakeup_us: CPU_WAKEUP = None,
 ) -> None:
     """`arena serve` processes under load: CreateMatch flood vs health, a GetMatch burst,
     and concurrent matches (1 and 2 server processes) at p99 <= 2x single-match p99,
     with where each run's tail comes from (event-loop delay, GC, CPU)."""
     from arena.bench.grpc_server import run_server_bench
     from arena.bench.report import load_earlier
+    from arena.cpu_idle import wakeup_limit
 
     try:
         counts = [int(x) for x in sizes.split(",") if x.strip()]
@@ -144,19 +149,20 @@ def bench_server_cmd(
         raise UserError("--sizes must be >= 1, --seconds > 0, --flood and --burst >= 0")
     _check_repeats(repeats, max_repeats)
     earlier = load_earlier(compare)
-    run_server_bench(
-        flood,
-        burst,
-        counts,
-        think_ms,
-        seconds,
-        max_pending,
-        repeats,
-        max_repeats,
-        as_json,
-        earlier,
-        load_client,
-    )
+    with wakeup_limit(cpu_wakeup_us):  # (machine-wide: the servers it starts have it too)
+        run_server_bench(
+            flood,
+            burst,
+            counts,
+            think_ms,
+            seconds,
+            max_pending,
+            repeats,
+            max_repeats,
+            as_json,
+            earlier,
+            load_client,
+        )
 
 
 @user_errors

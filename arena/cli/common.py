@@ -10,8 +10,9 @@ import functools
 import json
 import sys
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Annotated, ParamSpec, TypeVar
 
+import typer
 from rich.console import Console
 
 from arena.errors import UserError
@@ -32,6 +33,17 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     LadderError,  # the ladder's (unknown ladder or bot, lease held, database down, ...)
 )
 """Anything the user got wrong (a flag, a file, a config, a bot spec, a record)."""
+
+CPU_WAKEUP = Annotated[
+    int | None,
+    typer.Option(
+        "--cpu-wakeup-us",
+        help="While running, keep every core's wake-up latency under this many us (Linux "
+        "/dev/cpu_dma_latency; needs root). Where idle cores halt (virtual machines), moves "
+        "answer up to twice as fast; idle cores poll instead (arena/cpu_idle.py).",
+    ),
+]
+"""``--cpu-wakeup-us`` of ``arena serve`` and the latency benchmarks (:mod:`arena.cpu_idle`)."""
 
 TRACKING_HELP = "MLflow tracking URI (default: MLFLOW_TRACKING_URI or sqlite:///mlflow.db)."
 

@@ -21,7 +21,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import user_errors
+from arena.cli.common import CPU_WAKEUP, user_errors
 from arena.errors import UserError
 
 
@@ -76,6 +76,7 @@ def serve_cmd(
             "JSON file, rewritten every 0.5 s (arena bench server reads it).",
         ),
     ] = None,
+    cpu_wakeup_us: CPU_WAKEUP = None,
 ) -> None:
     """The game server that remote bots connect to (gRPC, health, reflection).
 
@@ -86,6 +87,7 @@ def serve_cmd(
     --grace seconds, the rest are aborted and recorded (in <records>.aborted.jsonl); the
     process exits 0 within --grace plus about 20 s, whatever the load.
     """
+    from arena.cpu_idle import wakeup_limit
     from arena.server.app import GameServer, RecordJournal, ServerError
     from arena.server.hub import GC_THRESHOLD, SWITCH_INTERVAL_S, ServerConfig
 
@@ -115,32 +117,33 @@ def serve_cmd(
     )
     journal = RecordJournal(records) if records is not None else None
     server = GameServer(config, on_record=journal)
-    try:
-        bound = server.start(host, port)
-    except ServerError as exc:
-        raise UserError(str(exc)) from None
-    print(
-        f"serving menagerie.v1.GameService on {host}:{bound} (grpc.health.v1, reflection)",
-        flush=True,
-    )
-    if generated:
-        print(f"admin token (CreateMatch/GetMatch): {admin_token}", flush=True)
-    stop = threading.Event()
+    with wakeup_limit(cpu_wakeup_us):  # held until the server stops
+        try:
+            bound = server.start(host, port)
+        except ServerError as exc:
+            raise UserError(str(exc)) from None
+        print(
+            f"serving menagerie.v1.GameService on {host}:{bound} (grpc.health.v1, reflection)",
+            flush=True,
+        )
+        if generated:
+            print(f"admin token (CreateMatch/GetMatch): {admin_token}", flush=True)
+        stop = threading.Event()
 
-    def on_signal(signum: int, _frame: object) -> None:
-        stop.set()
+        def on_signal(signum: int, _frame: object) -> None:
+            stop.set()
 
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    while not stop.wait(0.5):
-        pass
-    print(f"shutting down (health NOT_SERVING; {grace:g} s for in-flight matches)", flush=True)
-    aborted = server.stop(grace_s=grace)
-    for table in aborted[:20]:
-        print(f"aborted match {table.match_id}: {table.abort_reason}", file=sys.stderr)
-    if len(aborted) > 20:
-        print(f"... and {len(aborted) - 20} more", file=sys.stderr)
-    print(f"stopped; {len(aborted)} match(es) aborted", flush=True)
+        signal.signal(signal.SIGINT, on_signal)
+        signal.signal(signal.SIGTERM, on_signal)
+        while not stop.wait(0.5):
+            pass
+        print(f"shutting down (health NOT_SERVING; {grace:g} s for in-flight matches)", flush=True)
+        aborted = server.stop(grace_s=grace)
+        for table in aborted[:20]:
+            print(f"aborted match {table.match_id}: {table.abort_reason}", file=sys.stderr)
+        if len(aborted) > 20:
+            print(f"... and {len(aborted) - 20} more", file=sys.stderr)
+        print(f"stopped; {len(aborted)} match(es) aborted", flush=True)
 
 
 def raise_open_files_limit() -> None:
