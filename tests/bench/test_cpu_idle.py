@@ -97,11 +97,14 @@ def test_a_limit_that_cannot_be_held_is_a_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "qos").exists()  # refused before anything was opened
 
 
-def test_serve_refuses_a_limit_out_of_range_before_it_listens() -> None:
-    done = run_cli("serve", "--port", "0", "--cpu-wakeup-us", "-5")
+@pytest.mark.parametrize(
+    "command", [["serve", "--port", "0"], ["bench", "grpc"], ["bench", "server"]]
+)
+def test_a_limit_out_of_range_is_refused_before_serving_or_measuring(command: list[str]) -> None:
+    done = run_cli(*command, "--cpu-wakeup-us", "-5")
     assert done.exit_code == 2
     assert "--cpu-wakeup-us must be 0 to 1999999999, got -5" in done.stderr
-    assert "serving" not in done.stdout
+    assert done.stdout == ""  # no "serving ...", no machine line
 
 
 def test_compare_warns_when_the_runs_idle_cores_differ() -> None:
