@@ -39,8 +39,8 @@ CPU_WAKEUP = Annotated[
     typer.Option(
         "--cpu-wakeup-us",
         help="While running, keep every core's wake-up latency under this many us (Linux "
-        "/dev/cpu_dma_latency; needs root). Where idle cores halt (virtual machines), moves "
-        "answer up to twice as fast; idle cores poll instead (arena/cpu_idle.py).",
+        "/dev/cpu_dma_latency; needs root). Where idle cores halt (virtual machines), a move's "
+        "round trip then takes about a third less; idle cores poll instead (arena/cpu_idle.py).",
     ),
 ]
 """``--cpu-wakeup-us`` of ``arena serve`` and the latency benchmarks (:mod:`arena.cpu_idle`)."""

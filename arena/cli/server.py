@@ -116,8 +116,8 @@ def serve_cmd(
         probe_path=None if probe_file is None else str(probe_file),
     )
     journal = RecordJournal(records) if records is not None else None
-    server = GameServer(config, on_record=journal)
     with wakeup_limit(cpu_wakeup_us):  # held until the server stops
+        server = GameServer(config, on_record=journal)
         try:
             bound = server.start(host, port)
         except ServerError as exc:
